@@ -1,0 +1,182 @@
+//! The game model: cards, decks, puzzles, games and moves.
+//!
+//! Input: nothing (plain data). Output: the types every other module of the reference speaks:
+//! [`Deck`], [`Card`], [`Puzzle`], [`Game`] and [`Move`].
+//!
+//! Cards are the integers `1..=R*S`; suit `k` (0-based) holds `k*R+1 ..= k*R+R`, and the rank of
+//! card `c` is `(c-1) mod R` (`practical.md`, "The games").
+
+use std::fmt;
+
+/// A card: an integer in `1..=deck.size()`.
+pub type Card = u32;
+
+/// The shape of a (possibly generalised) pack: `ranks` per suit, `suits` suits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Deck {
+    pub ranks: u32,
+    pub suits: u32,
+}
+
+impl Deck {
+    /// The number of distinct cards, `R*S`.
+    pub fn size(&self) -> u32 {
+        self.ranks * self.suits
+    }
+
+    /// Whether `card` names a card of this deck.
+    pub fn contains(&self, card: Card) -> bool {
+        card >= 1 && card <= self.size()
+    }
+
+    /// The 0-based rank of `card`.
+    pub fn rank(&self, card: Card) -> u32 {
+        (card - 1) % self.ranks
+    }
+
+    /// Whether two ranks differ by exactly one, wrapping between the lowest and highest rank.
+    ///
+    /// With `R = 1` every pair is adjacent (the formula gives `0 = R-1`), as the starter code's
+    /// own test does; with `R = 2` any two different ranks are adjacent.
+    pub fn ranks_adjacent(&self, a: u32, b: u32) -> bool {
+        let diff = (a + self.ranks - b) % self.ranks;
+        diff == 1 || diff == self.ranks - 1
+    }
+
+    /// Whether `a` may be played onto `b` (or `b` onto `a`): their ranks are adjacent.
+    pub fn adjacent(&self, a: Card, b: Card) -> bool {
+        self.ranks_adjacent(self.rank(a), self.rank(b))
+    }
+}
+
+/// Which patience game is played on a puzzle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Game {
+    /// Play top cards onto the hole; won when every pile is empty.
+    BlackHole,
+    /// Black Hole plus a one-card worm hole; won when every pile and the worm hole are empty.
+    WormHole,
+}
+
+impl fmt::Display for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Game::BlackHole => "Black Hole",
+            Game::WormHole => "Worm Hole",
+        })
+    }
+}
+
+/// A layout: the deck, the card in the black hole, and the piles, each listed bottom first.
+///
+/// A valid puzzle (as the parser builds it) has every card in the deck and no card twice; not
+/// every card of the deck needs to be present.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Puzzle {
+    pub deck: Deck,
+    pub hole: Card,
+    pub piles: Vec<Vec<Card>>,
+}
+
+impl Puzzle {
+    /// The number of cards still in piles.
+    pub fn cards_in_piles(&self) -> usize {
+        self.piles.iter().map(Vec::len).sum()
+    }
+}
+
+/// Writes the puzzle in the course's file format: `R S P`, the hole, then each pile bottom
+/// first with a space after each card, ended by `-1`, one pile per line (as the starter's
+/// generator prints it).
+impl fmt::Display for Puzzle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} {} {}", self.deck.ranks, self.deck.suits, self.piles.len())?;
+        writeln!(f, "{}", self.hole)?;
+        for pile in &self.piles {
+            for card in pile {
+                write!(f, "{card} ")?;
+            }
+            writeln!(f, "-1")?;
+        }
+        Ok(())
+    }
+}
+
+/// One move of a solution, as the pair `pile card` of the output format decodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Move {
+    /// `p c`: play the top card `c` of pile `p` onto the black hole.
+    Play { pile: usize, card: Card },
+    /// `p -c` (Worm Hole only): move the top card `c` of pile `p` into the empty worm hole.
+    ToWorm { pile: usize, card: Card },
+    /// `-1 c` (Worm Hole only): play card `c` from the worm hole onto the black hole.
+    FromWorm { card: Card },
+}
+
+impl Move {
+    /// The move as the pair of integers the output format uses.
+    pub fn pair(&self) -> (i64, i64) {
+        match *self {
+            Move::Play { pile, card } => (pile as i64, i64::from(card)),
+            Move::ToWorm { pile, card } => (pile as i64, -i64::from(card)),
+            Move::FromWorm { card } => (-1, i64::from(card)),
+        }
+    }
+
+    /// The card this move moves.
+    pub fn card(&self) -> Card {
+        match *self {
+            Move::Play { card, .. } | Move::ToWorm { card, .. } | Move::FromWorm { card } => card,
+        }
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (pile, card) = self.pair();
+        write!(f, "{pile} {card}")
+    }
+}
+
+/// Formats moves as the space-separated pairs of a solution line (without the leading `1`).
+pub fn format_moves(moves: &[Move]) -> String {
+    let mut out = String::new();
+    for (i, mv) in moves.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&mv.to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacency_wraps_and_handles_tiny_decks() {
+        let standard = Deck { ranks: 13, suits: 4 };
+        assert!(standard.adjacent(1, 13)); // ace and king
+        assert!(standard.adjacent(1, 2));
+        assert!(standard.adjacent(14, 2)); // ace of hearts, two of spades
+        assert!(!standard.adjacent(1, 14)); // two aces
+        assert!(!standard.adjacent(1, 3));
+        let two = Deck { ranks: 2, suits: 3 };
+        assert!(two.adjacent(1, 2));
+        assert!(!two.adjacent(1, 3));
+        let one = Deck { ranks: 1, suits: 5 };
+        assert!(one.adjacent(1, 2));
+        assert!(one.adjacent(3, 3));
+    }
+
+    #[test]
+    fn moves_print_as_pairs() {
+        let moves = [
+            Move::Play { pile: 1, card: 2 },
+            Move::ToWorm { pile: 3, card: 42 },
+            Move::FromWorm { card: 42 },
+        ];
+        assert_eq!(format_moves(&moves), "1 2 3 -42 -1 42");
+    }
+}
