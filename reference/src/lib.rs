@@ -8,6 +8,7 @@
 //! - [`check`]: puzzle + integers → [`check::CheckReport`] with a structured finding;
 //! - [`solve`]: puzzle + budget → solved / unsolvable / gave up, every witness replayed;
 //! - [`generate`]: the course starter's `GEN`, byte for byte;
+//! - [`stats`]: `bhref stats`, the paper's table on random standard deals;
 //! - [`referee`]: the small game-agnostic interface the harness grades through, and
 //!   [`blackhole::BlackHoleReferee`], its implementation for this practical.
 
@@ -18,3 +19,4 @@ pub mod model;
 pub mod parse;
 pub mod referee;
 pub mod solve;
+pub mod stats;
