@@ -1,1 +1,19 @@
-fn main(){}
+//! The `bhgrade` command line: parses arguments, runs the library, and is the only place that
+//! turns errors into messages and exit statuses (documented in the README).
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(status) => status.into(),
+        Err(error) => {
+            eprintln!("bhgrade: {error}");
+            error.exit_status().into()
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Commands and their options → calls into the library, and errors → exit statuses.
+//!
+//! Exit statuses: 0 success; 1 `test` found a failing test; 2 bad input (suite, submissions,
+//! arguments); 3 the harness itself failed (sandbox, I/O, a submission it could not mark).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+
+use bhgrade::build::{self, Submission};
+use bhgrade::pipeline::{self, MarkOptions};
+use bhgrade::report::{self, Reporter};
+use bhgrade::sandbox::Sandbox;
+use bhgrade::suite::{self, ExpectedFile, StoredAnswer, Suite};
+use bhgrade::verdict::Verdict;
+
+const BUNDLED_SUITE: &str = "suites/cs3105-p1";
+const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bhgrade",
+    version,
+    about = "Mark Black Hole / Worm Hole submissions with the reference checker and solver as judge",
+    long_about = "bhgrade builds each submission with its own build.sh, runs its CHECK, SOLVE, CHECKWORM and \
+SOLVEWORM commands on every test of a suite under time, memory and output limits, judges every answer \
+with the reference checker and solver, and writes a markdown and JSON report per student, a class \
+summary and a gradebook CSV.",
+    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Mark every submission in a folder (a folder or .zip/.tar.gz/.tgz per student).
+    #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) with the \
+bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/<student>.md and OUT/<student>.json per student, \
+OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was marked, whatever its marks.")]
+    Mark(MarkArgs),
+    /// Run a suite's visible tests on one submission and print its report (what a student runs).
+    #[command(after_help = "Exit status 0 when every test is accepted, 1 when any is not.")]
+    Test(TestArgs),
+    /// Recompute and store every test's expected answer with the reference.
+    Regen(RegenArgs),
+    /// Show which isolation layers this machine offers.
+    Doctor,
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// The suite folder (holding suite.yaml and expected.json).
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    suite: PathBuf,
+    /// Builds and runs at once [default: the number of cores].
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+struct MarkArgs {
+    /// The folder of submissions, one entry per student.
+    #[arg(value_name = "SUBMISSIONS", default_value = BUNDLED_SUBMISSIONS)]
+    submissions: PathBuf,
+    #[command(flatten)]
+    common: Common,
+    /// Where the reports go.
+    #[arg(long, value_name = "DIR", default_value = "reports")]
+    out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+struct TestArgs {
+    /// The submission folder.
+    #[arg(value_name = "SUBMISSION", default_value = ".")]
+    submission: PathBuf,
+    #[command(flatten)]
+    common: Common,
+    /// Run only this part (its id in the suite, e.g. part1).
+    #[arg(long, value_name = "NAME")]
+    part: Option<String>,
+    /// Also write the markdown report (and JSON) into this folder.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run the hidden tests too (for markers checking one submission).
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Debug, Args)]
+struct RegenArgs {
+    /// The suite folder.
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    suite: PathBuf,
+}
+
+/// What `main` reports for a failed command.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{0}")]
+    Harness(String),
+}
+
+impl CliError {
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CliError::BadInput(_) => 2,
+            CliError::Harness(_) => 3,
+        }
+    }
+}
+
+/// Runs a parsed command line, returning the exit status on success.
+pub fn run(cli: Cli) -> Result<u8, CliError> {
+    match cli.command {
+        Command::Mark(args) => mark(args),
+        Command::Test(args) => test(args),
+        Command::Regen(args) => regen(args),
+        Command::Doctor => doctor(),
+    }
+}
+
+fn load_suite(dir: &Path) -> Result<Suite, CliError> {
+    let dir = bundled(dir);
+    let definition = suite::load_definition(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    definition.verify().map_err(|e| CliError::BadInput(e.to_string()))
+}
+
+/// A bundled default path, found from the current folder or, failing that, the source tree.
+fn bundled(path: &Path) -> PathBuf {
+    let is_default = path == Path::new(BUNDLED_SUITE) || path == Path::new(BUNDLED_SUBMISSIONS);
+    if is_default && !path.exists() {
+        return Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    }
+    path.to_path_buf()
+}
+
+fn jobs(requested: Option<usize>) -> usize {
+    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
+}
+
+fn scratch_and_sandbox() -> Result<(tempfile::TempDir, Sandbox), CliError> {
+    let scratch = tempfile::Builder::new()
+        .prefix("bhgrade-")
+        .tempdir()
+        .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
+    let sandbox = Sandbox::probe(scratch.path()).map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
+    Ok((scratch, sandbox))
+}
+
+fn mark(args: MarkArgs) -> Result<u8, CliError> {
+    let suite = load_suite(&args.common.suite)?;
+    let dir = bundled(&args.submissions);
+    let submissions = build::discover(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    if submissions.is_empty() {
+        return Err(CliError::BadInput(format!("{}: no submissions found", dir.display())));
+    }
+    let (scratch, sandbox) = scratch_and_sandbox()?;
+    let options = MarkOptions { jobs: jobs(args.common.jobs), scratch_root: scratch.path().to_path_buf() };
+    let mut progress = report::Progress::new();
+    let mut files = report::Files { dir: args.out.clone() };
+    let mut reporters: [&mut dyn Reporter; 2] = [&mut progress, &mut files];
+    let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut reporters)
+        .map_err(|e| CliError::Harness(e.to_string()))?;
+    if !class.harness_problems.is_empty() {
+        return Err(CliError::Harness(format!(
+            "{} submission(s) could not be fully marked; see {}",
+            class.harness_problems.len(),
+            args.out.join("summary.md").display()
+        )));
+    }
+    Ok(0)
+}
+
+fn test(args: TestArgs) -> Result<u8, CliError> {
+    let mut suite = load_suite(&args.common.suite)?;
+    if let Some(part) = &args.part {
+        if !suite.parts.iter().any(|p| &p.id == part) {
+            let known: Vec<&str> = suite.parts.iter().map(|p| p.id.as_str()).collect();
+            return Err(CliError::BadInput(format!("no part `{part}` in the suite; it has: {}", known.join(", "))));
+        }
+    }
+    suite.restrict(!args.all, args.part.as_deref());
+    let path = args.submission.canonicalize().map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
+    let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
+    let submissions = [Submission { name, path }];
+    let (scratch, sandbox) = scratch_and_sandbox()?;
+    let options = MarkOptions { jobs: jobs(args.common.jobs), scratch_root: scratch.path().to_path_buf() };
+    let mut terminal = report::Terminal;
+    let mut files = args.out.map(|dir| report::Files { dir });
+    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
+    if let Some(files) = files.as_mut() {
+        reporters.push(files);
+    }
+    let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut reporters)
+        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let all_accepted = class
+        .students
+        .iter()
+        .flat_map(|s| &s.parts)
+        .flat_map(|p| &p.tests)
+        .all(|t| t.verdict == Verdict::Accepted);
+    if !class.harness_problems.is_empty() {
+        return Err(CliError::Harness(class.harness_problems.join("; ")));
+    }
+    Ok(if all_accepted { 0 } else { 1 })
+}
+
+fn regen(args: RegenArgs) -> Result<u8, CliError> {
+    let dir = bundled(&args.suite);
+    let definition = suite::load_definition(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut file = ExpectedFile { suite: definition.name.clone(), ..ExpectedFile::default() };
+    for test in definition.tests() {
+        let expected = suite::reference_answer(definition.referee.as_ref(), test).map_err(|e| CliError::BadInput(e.to_string()))?;
+        let answer = StoredAnswer { answer: expected.answer, nodes: expected.nodes, input_digest: test.input_digest.clone() };
+        file.tests.insert(test.id.clone(), answer);
+    }
+    file.write(&definition.dir).map_err(|e| CliError::Harness(format!("cannot write expected answers: {e}")))?;
+    eprintln!("stored {} expected answers in {}", file.tests.len(), definition.dir.join(suite::EXPECTED_FILE).display());
+    Ok(0)
+}
+
+fn doctor() -> Result<u8, CliError> {
+    let (_scratch, sandbox) = scratch_and_sandbox()?;
+    println!("| layer | active | detail |\n|---|---|---|");
+    for layer in sandbox.layers() {
+        println!("| {} | {} | {} |", layer.name, if layer.active { "yes" } else { "no" }, layer.detail);
+    }
+    Ok(0)
+}

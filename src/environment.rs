@@ -1,0 +1,76 @@
+//! The marking environment: the machine, its load, the parallelism and the active isolation
+//! layers → [`Environment`], recorded in every report because timings depend on them.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::report::model::Environment;
+use crate::sandbox::{Limits, Sandbox};
+use crate::suite::Suite;
+
+/// Describes where and how marking runs now.
+pub fn describe(suite: &Suite, jobs: usize, sandbox: &Sandbox) -> Environment {
+    let first_limits = suite.tests().next().map(|t| t.def.limits);
+    Environment {
+        bhgrade_version: env!("CARGO_PKG_VERSION").to_string(),
+        machine: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        load_average: read_trimmed("/proc/loadavg")
+            .map(|line| line.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .unwrap_or_else(|| "unknown".into()),
+        jobs,
+        marked_at: utc_timestamp(SystemTime::now()),
+        limits: first_limits.map_or_else(|| "none".into(), |limits| describe_limits(&limits)),
+        isolation: sandbox.layers().iter().filter(|layer| layer.active).map(|layer| layer.name.to_string()).collect(),
+    }
+}
+
+/// Limits in words, e.g. "wall 10 s, CPU 10 s, memory 1024 MiB, output 1024 KiB".
+pub fn describe_limits(limits: &Limits) -> String {
+    format!(
+        "wall {} s, CPU {} s, memory {} MiB, output {} KiB (per test unless the test says otherwise)",
+        limits.wall.as_secs_f64(),
+        limits.cpu.as_secs_f64(),
+        limits.memory_bytes >> 20,
+        limits.output_bytes >> 10
+    )
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|text| text.trim().to_string())
+}
+
+/// `time` as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_timestamp(time: SystemTime) -> String {
+    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest / 60 % 60, rest % 60)
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        assert_eq!(utc_timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_723);
+        assert_eq!(utc_timestamp(leap_day), "2000-02-29T01:02:03Z");
+    }
+}

@@ -1,0 +1,158 @@
+//! Reports: the pipeline's [`Event`]s → output. The pipeline never prints; each [`Reporter`]
+//! turns events into one kind of output (progress on the terminal, files in the output folder,
+//! a report on standard output), so a new format touches only its reporter.
+
+pub mod markdown;
+pub mod model;
+pub mod text;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub use model::{ClassReport, StudentReport};
+
+use crate::fsutil::write_atomically;
+
+/// What the pipeline tells the reporters, in order.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// Marking starts: how many submissions, and how many tests each.
+    Started { submissions: usize, tests: usize },
+    /// One submission is fully marked.
+    StudentDone(Box<StudentReport>),
+    /// Every submission is marked.
+    Finished(Box<ClassReport>),
+}
+
+/// A consumer of events that produces one kind of output.
+pub trait Reporter {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError>;
+}
+
+/// Why a reporter could not write.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("cannot write {path}: {error}")]
+    Write { path: PathBuf, error: std::io::Error },
+    #[error("cannot render a report: {0}")]
+    Render(#[from] minijinja::Error),
+}
+
+/// Progress on standard error: a bar on a terminal, a plain line per student otherwise.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    pub fn new() -> Self {
+        Progress { bar: None }
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Reporter for Progress {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError> {
+        match event {
+            Event::Started { submissions, .. } => {
+                if std::io::stderr().is_terminal() {
+                    let bar = ProgressBar::new(*submissions as u64);
+                    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} submissions {elapsed} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar());
+                    bar.set_style(style);
+                    self.bar = Some(bar);
+                }
+            }
+            Event::StudentDone(report) => {
+                let line = format!(
+                    "{}: {} / {} ({})",
+                    report.student,
+                    report.score,
+                    report.max_score,
+                    summary_of_verdicts(report)
+                );
+                match &self.bar {
+                    Some(bar) => {
+                        bar.println(line);
+                        bar.inc(1);
+                    }
+                    None => eprintln!("{line}"),
+                }
+            }
+            Event::Finished(class) => {
+                if let Some(bar) = self.bar.take() {
+                    bar.finish_and_clear();
+                }
+                eprintln!("marked {} submissions", class.students.len());
+                for problem in &class.harness_problems {
+                    eprintln!("harness problem: {problem}");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn summary_of_verdicts(report: &StudentReport) -> String {
+    if report.build.verdict != crate::build::BuildVerdict::Ok {
+        return format!("build: {}", report.build.detail);
+    }
+    let counts: Vec<String> = report.verdict_counts().iter().map(|(v, n)| format!("{n} {}", v.label())).collect();
+    counts.join(", ")
+}
+
+/// Files in the output folder: `STUDENT.md` and `STUDENT.json` as each student finishes,
+/// `summary.md` and `grades.csv` at the end. Every file is written atomically.
+pub struct Files {
+    pub dir: PathBuf,
+}
+
+impl Files {
+    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
+        let path = self.dir.join(name);
+        std::fs::create_dir_all(&self.dir)
+            .and_then(|()| write_atomically(&path, bytes))
+            .map_err(|error| ReportError::Write { path, error })
+    }
+}
+
+impl Reporter for Files {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError> {
+        match event {
+            Event::Started { .. } => Ok(()),
+            Event::StudentDone(report) => {
+                self.write(&format!("{}.md", report.student), markdown::student(report)?.as_bytes())?;
+                let json = serde_json::to_string_pretty(report.as_ref()).expect("reports serialise");
+                self.write(&format!("{}.json", report.student), json.as_bytes())
+            }
+            Event::Finished(class) => {
+                self.write("summary.md", markdown::summary(class)?.as_bytes())?;
+                self.write("grades.csv", markdown::grades_csv(class).as_bytes())
+            }
+        }
+    }
+}
+
+/// A student's markdown report on standard output (what `bhgrade test` shows).
+pub struct Terminal;
+
+impl Reporter for Terminal {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError> {
+        match event {
+            Event::Started { .. } | Event::Finished(_) => Ok(()),
+            Event::StudentDone(report) => {
+                let text = markdown::student(report)?;
+                let mut out = std::io::stdout().lock();
+                out.write_all(text.as_bytes())
+                    .and_then(|()| out.flush())
+                    .map_err(|error| ReportError::Write { path: PathBuf::from("<stdout>"), error })
+            }
+        }
+    }
+}

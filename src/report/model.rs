@@ -1,0 +1,123 @@
+//! The one result record every reporter reads: [`StudentReport`] per submission and
+//! [`ClassReport`] for the class. Serialised as the JSON results file (schema in the README,
+//! modelled on Gradescope's `results.json`), and the context of the markdown templates.
+
+use serde::Serialize;
+
+use crate::build::BuildVerdict;
+use crate::verdict::Verdict;
+
+/// Everything known about one submission's marking.
+#[derive(Clone, Debug, Serialize)]
+pub struct StudentReport {
+    pub student: String,
+    pub suite: String,
+    pub suite_title: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub build: BuildSection,
+    pub parts: Vec<PartReport>,
+    /// The rows of the handout's check table a harness can fill.
+    pub check_table: Vec<CheckRow>,
+    pub environment: Environment,
+}
+
+/// The build stage's outcome.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildSection {
+    pub verdict: BuildVerdict,
+    pub detail: String,
+    pub log_tail: String,
+    pub wall_ms: u64,
+}
+
+/// One part's tests and marks.
+#[derive(Clone, Debug, Serialize)]
+pub struct PartReport {
+    pub id: String,
+    pub title: String,
+    pub score: f64,
+    pub max_score: f64,
+    pub passed: usize,
+    pub tests: Vec<TestReport>,
+}
+
+/// One test's result, with what a student needs to see when it failed.
+#[derive(Clone, Debug, Serialize)]
+pub struct TestReport {
+    pub id: String,
+    pub kind: String,
+    /// The instance path relative to the suite folder.
+    pub puzzle: String,
+    pub verdict: Verdict,
+    pub verdict_label: String,
+    pub explanation: String,
+    pub wall_ms: u64,
+    pub cpu_ms: u64,
+    pub peak_rss_kb: u64,
+    pub score: f64,
+    pub max_score: f64,
+    /// The command line as run (for failing tests, to reproduce it).
+    pub command: String,
+    /// The reference's answer (`true`, `false`, `1`, `0`) and how it knows.
+    pub expected: String,
+    pub expected_detail: String,
+    /// The candidate solution fed on standard input (check kinds), shortened.
+    pub input: Option<String>,
+    /// The first line the program printed, whitespace made visible, shortened.
+    pub first_line: String,
+    /// The end of what the program printed on standard error.
+    pub stderr_tail: String,
+}
+
+/// A row of the handout's check table.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckRow {
+    pub task: String,
+    pub done: String,
+}
+
+/// Where and how the marking ran: timing is noisy, so every report says.
+#[derive(Clone, Debug, Serialize)]
+pub struct Environment {
+    pub bhgrade_version: String,
+    pub machine: String,
+    pub cores: usize,
+    pub load_average: String,
+    pub jobs: usize,
+    pub marked_at: String,
+    pub limits: String,
+    pub isolation: Vec<String>,
+}
+
+/// The class: every student's report, in name order.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassReport {
+    pub suite: String,
+    pub suite_title: String,
+    pub part_ids: Vec<String>,
+    pub max_score: f64,
+    pub students: Vec<StudentReport>,
+    pub environment: Environment,
+    /// Problems of the harness itself (a student that could not be marked), shown first.
+    pub harness_problems: Vec<String>,
+}
+
+impl StudentReport {
+    /// Counts of each verdict over every test, in the fixed verdict order, zeros left out.
+    pub fn verdict_counts(&self) -> Vec<(Verdict, usize)> {
+        Verdict::ALL
+            .iter()
+            .map(|&verdict| {
+                let count = self.parts.iter().flat_map(|p| &p.tests).filter(|t| t.verdict == verdict).count();
+                (verdict, count)
+            })
+            .filter(|&(_, count)| count > 0)
+            .collect()
+    }
+
+    /// Whether the harness itself failed on any test of this student.
+    pub fn has_harness_error(&self) -> bool {
+        self.parts.iter().flat_map(|p| &p.tests).any(|t| t.verdict == Verdict::HarnessError)
+    }
+}

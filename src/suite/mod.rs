@@ -1,0 +1,219 @@
+//! Suites: a folder with `suite.yaml` (written by the course organiser) and `expected.json`
+//! (written by `bhgrade regen` from the reference) → a verified [`Suite`].
+//!
+//! Read in two stages, as ripgrep reads its arguments: [`raw`] is the file as written; then
+//! [`SuiteDefinition`] has every path resolved and read, every limit defaulted and every name
+//! checked; then [`SuiteDefinition::verify`] asks the reference for every test's answer and
+//! refuses a stored expectation that is missing, stale or different, naming the test.
+
+mod expected;
+mod raw;
+mod resolve;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bhref::referee::{Expected, Referee, RefereeError, TaskSpec};
+
+pub use expected::{ExpectedFile, StoredAnswer};
+pub use raw::Pos;
+pub use resolve::load_definition;
+
+use crate::sandbox::Limits;
+
+/// The name of the suite definition inside a suite folder.
+pub const SUITE_FILE: &str = "suite.yaml";
+/// The name of the reference's answers inside a suite folder.
+pub const EXPECTED_FILE: &str = "expected.json";
+
+/// A suite whose paths are resolved and read, not yet checked against the reference.
+#[derive(Clone)]
+pub struct SuiteDefinition {
+    pub dir: PathBuf,
+    pub name: String,
+    pub title: String,
+    pub game: String,
+    /// The reference of the suite's game.
+    pub referee: Arc<dyn Referee>,
+    pub srcdir: String,
+    pub build: BuildSpec,
+    pub launch: Vec<String>,
+    pub gave_up_credit: f64,
+    pub parts: Vec<PartDefinition<TestDefinition>>,
+}
+
+/// How a submission is built.
+#[derive(Clone, Debug)]
+pub struct BuildSpec {
+    pub command: Vec<String>,
+    pub script: String,
+    pub limits: Limits,
+}
+
+/// A part of the suite (e.g. Part 1, CHECK) and its tests.
+#[derive(Clone, Debug)]
+pub struct PartDefinition<T> {
+    pub id: String,
+    pub title: String,
+    /// The marks the part is worth.
+    pub weight: f64,
+    pub tests: Vec<T>,
+}
+
+/// One test as defined, with its files read.
+#[derive(Clone, Debug)]
+pub struct TestDefinition {
+    /// Unique in the suite: `PART/TEST`.
+    pub id: String,
+    pub kind: String,
+    pub task: TaskSpec,
+    /// Absolute path of the instance file, as given to the program.
+    pub puzzle: PathBuf,
+    pub puzzle_text: String,
+    /// The candidate solution fed on standard input (check kinds).
+    pub input: Option<String>,
+    pub weight: f64,
+    /// Whether students see this test (`bhgrade test` runs only these).
+    pub visible: bool,
+    pub limits: Limits,
+    pub note: Option<String>,
+    /// A digest of the puzzle and input, to tell a stale expectation.
+    pub input_digest: String,
+}
+
+/// A test with its expected answer, confirmed by the reference.
+#[derive(Clone, Debug)]
+pub struct Test {
+    pub def: TestDefinition,
+    pub expected: Expected,
+}
+
+/// A suite ready to grade against.
+#[derive(Clone)]
+pub struct Suite {
+    pub dir: PathBuf,
+    pub name: String,
+    pub title: String,
+    pub game: String,
+    pub referee: Arc<dyn Referee>,
+    pub srcdir: String,
+    pub build: BuildSpec,
+    pub launch: Vec<String>,
+    pub gave_up_credit: f64,
+    pub parts: Vec<PartDefinition<Test>>,
+}
+
+impl Suite {
+    /// Every test, in suite order.
+    pub fn tests(&self) -> impl Iterator<Item = &Test> {
+        self.parts.iter().flat_map(|part| part.tests.iter())
+    }
+
+    /// Keeps only the tests students may see (and, if given, one part), dropping empty parts.
+    pub fn restrict(&mut self, visible_only: bool, part: Option<&str>) {
+        self.parts.retain(|p| part.is_none_or(|wanted| p.id == wanted));
+        for p in &mut self.parts {
+            p.tests.retain(|t| t.def.visible || !visible_only);
+        }
+        self.parts.retain(|p| !p.tests.is_empty());
+    }
+}
+
+impl SuiteDefinition {
+    /// Every test, in suite order.
+    pub fn tests(&self) -> impl Iterator<Item = &TestDefinition> {
+        self.parts.iter().flat_map(|part| part.tests.iter())
+    }
+
+    /// Confirms every stored expectation with the reference.
+    pub fn verify(self) -> Result<Suite, SuiteError> {
+        let stored = ExpectedFile::read(&self.dir)?;
+        let mut parts = Vec::with_capacity(self.parts.len());
+        for part in self.parts {
+            let mut tests = Vec::with_capacity(part.tests.len());
+            for def in part.tests {
+                let Some(answer) = stored.tests.get(&def.id) else {
+                    return Err(SuiteError::ExpectedMissing { test: def.id });
+                };
+                if answer.input_digest != def.input_digest {
+                    return Err(SuiteError::ExpectedStale { test: def.id });
+                }
+                let expected = reference_answer(self.referee.as_ref(), &def)?;
+                if expected.answer != answer.answer {
+                    return Err(SuiteError::ExpectedMismatch {
+                        test: def.id,
+                        stored: answer.answer.clone(),
+                        reference: expected.answer,
+                    });
+                }
+                tests.push(Test { def, expected });
+            }
+            parts.push(PartDefinition { id: part.id, title: part.title, weight: part.weight, tests });
+        }
+        Ok(Suite {
+            dir: self.dir,
+            name: self.name,
+            title: self.title,
+            game: self.game,
+            referee: self.referee,
+            srcdir: self.srcdir,
+            build: self.build,
+            launch: self.launch,
+            gave_up_credit: self.gave_up_credit,
+            parts,
+        })
+    }
+}
+
+/// The reference's answer for one test definition.
+pub fn reference_answer(referee: &dyn Referee, def: &TestDefinition) -> Result<Expected, SuiteError> {
+    let name = def.puzzle.display().to_string();
+    let instance = bhref::referee::Instance { name: &name, text: &def.puzzle_text };
+    referee
+        .expected(&def.kind, instance, def.input.as_deref())
+        .map_err(|error| SuiteError::Reference { test: def.id.clone(), error })
+}
+
+/// Why a suite cannot be used. Every variant names the file (and position) or the test.
+#[derive(Debug)]
+pub enum SuiteError {
+    Read { path: PathBuf, error: std::io::Error },
+    Yaml { path: PathBuf, pos: Option<Pos>, message: String },
+    Invalid { path: PathBuf, pos: Pos, message: String },
+    ExpectedFile { path: PathBuf, message: String },
+    ExpectedMissing { test: String },
+    ExpectedStale { test: String },
+    ExpectedMismatch { test: String, stored: String, reference: String },
+    Reference { test: String, error: RefereeError },
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuiteError::Read { path, error } => write!(f, "{}: cannot read: {error}", path.display()),
+            SuiteError::Yaml { path, pos: Some(pos), message } => {
+                write!(f, "{}:{}:{}: {message}", path.display(), pos.line, pos.column)
+            }
+            SuiteError::Yaml { path, pos: None, message } => write!(f, "{}: {message}", path.display()),
+            SuiteError::Invalid { path, pos, message } => {
+                write!(f, "{}:{}:{}: {message}", path.display(), pos.line, pos.column)
+            }
+            SuiteError::ExpectedFile { path, message } => write!(f, "{}: {message}", path.display()),
+            SuiteError::ExpectedMissing { test } => {
+                write!(f, "test {test}: no expected answer is stored; run `bhgrade regen` to compute it")
+            }
+            SuiteError::ExpectedStale { test } => write!(
+                f,
+                "test {test}: its puzzle or solution changed since the expected answer was stored; run `bhgrade regen`"
+            ),
+            SuiteError::ExpectedMismatch { test, stored, reference } => write!(
+                f,
+                "test {test}: the stored expected answer `{stored}` disagrees with the reference's `{reference}`; refusing to grade (run `bhgrade regen` if the reference is right)"
+            ),
+            SuiteError::Reference { test, error } => write!(f, "test {test}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for SuiteError {}

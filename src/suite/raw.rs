@@ -1,0 +1,124 @@
+//! The suite file as the author wrote it: `suite.yaml` text → [`RawSuite`].
+//!
+//! This is the only place that knows the YAML crate. Strict booleans (`yes`/`on` are not
+//! booleans) and unknown keys rejected, each error with its line and column.
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+/// A position in the suite file, 1-based.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pos {
+    pub line: u64,
+    pub column: u64,
+}
+
+/// A value and where it was written.
+#[derive(Clone, Debug)]
+pub struct At<T> {
+    pub value: T,
+    pub pos: Pos,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for At<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let spanned = Spanned::<T>::deserialize(deserializer)?;
+        let pos = Pos { line: spanned.referenced.line(), column: spanned.referenced.column() };
+        Ok(At { value: spanned.value, pos })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSuite {
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub game: At<String>,
+    #[serde(default)]
+    pub srcdir: Option<String>,
+    #[serde(default)]
+    pub build: RawBuild,
+    pub launch: At<Vec<String>>,
+    #[serde(default)]
+    pub limits: RawLimits,
+    #[serde(default)]
+    pub gave_up_credit: Option<At<f64>>,
+    pub parts: Vec<RawPart>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuild {
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    #[serde(default)]
+    pub script: Option<String>,
+    #[serde(default)]
+    pub limits: RawLimits,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    #[serde(default)]
+    pub wall_seconds: Option<At<f64>>,
+    #[serde(default)]
+    pub cpu_seconds: Option<At<f64>>,
+    #[serde(default)]
+    pub memory_mb: Option<At<u64>>,
+    #[serde(default)]
+    pub output_kb: Option<At<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPart {
+    pub id: At<String>,
+    #[serde(default)]
+    pub title: Option<String>,
+    pub weight: At<f64>,
+    #[serde(default)]
+    pub visible: Option<bool>,
+    pub tests: Vec<RawTest>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTest {
+    pub id: At<String>,
+    pub kind: At<String>,
+    pub puzzle: At<String>,
+    #[serde(default)]
+    pub solution: Option<At<String>>,
+    #[serde(default)]
+    pub weight: Option<At<f64>>,
+    #[serde(default)]
+    pub visible: Option<bool>,
+    #[serde(default)]
+    pub limits: RawLimits,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A YAML error with its position, as the YAML crate reports it.
+#[derive(Debug)]
+pub struct YamlError {
+    pub pos: Option<Pos>,
+    pub message: String,
+}
+
+/// Parses suite text: strict booleans, unknown keys rejected.
+pub fn parse(text: &str) -> Result<RawSuite, YamlError> {
+    let options = serde_saphyr::options! { strict_booleans: true };
+    serde_saphyr::from_str_with_options(text, options).map_err(|error| YamlError {
+        pos: error.location().map(|loc| Pos { line: loc.line(), column: loc.column() }),
+        message: first_line(&error.to_string()),
+    })
+}
+
+/// The YAML crate's messages may carry a source snippet after the first line; the harness
+/// prints its own position, so keep only the message.
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or_default().trim().to_string()
+}

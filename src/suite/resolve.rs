@@ -1,0 +1,203 @@
+//! Stage two of reading a suite: [`RawSuite`] → [`SuiteDefinition`], with every path resolved
+//! against the suite folder and read, every limit defaulted, every name checked.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::raw::{self, At, Pos, RawLimits, RawSuite};
+use super::{BuildSpec, PartDefinition, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE};
+use crate::games;
+use crate::sandbox::Limits;
+
+/// Defaults for a test run: generous for a JVM, small enough that a class finishes.
+const TEST_DEFAULTS: Limits = Limits {
+    wall: Duration::from_secs(10),
+    cpu: Duration::from_secs(10),
+    memory_bytes: 1024 << 20,
+    output_bytes: 1 << 20,
+};
+
+/// Defaults for `build.sh`: `javac` takes one or two seconds, a slow machine more.
+const BUILD_DEFAULTS: Limits = Limits {
+    wall: Duration::from_secs(120),
+    cpu: Duration::from_secs(240),
+    memory_bytes: 2048 << 20,
+    output_bytes: 1 << 20,
+};
+
+/// Reads `DIR/suite.yaml` and everything it names.
+pub fn load_definition(dir: &Path) -> Result<SuiteDefinition, SuiteError> {
+    let dir = dir.canonicalize().map_err(|error| SuiteError::Read { path: dir.to_path_buf(), error })?;
+    let path = dir.join(SUITE_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|error| SuiteError::Read { path: path.clone(), error })?;
+    let raw = raw::parse(&text).map_err(|e| SuiteError::Yaml { path: path.clone(), pos: e.pos, message: e.message })?;
+    Resolver { dir: &dir, path: &path }.resolve(raw)
+}
+
+struct Resolver<'a> {
+    dir: &'a Path,
+    path: &'a Path,
+}
+
+impl Resolver<'_> {
+    fn invalid(&self, pos: Pos, message: impl Into<String>) -> SuiteError {
+        SuiteError::Invalid { path: self.path.to_path_buf(), pos, message: message.into() }
+    }
+
+    fn resolve(&self, raw: RawSuite) -> Result<SuiteDefinition, SuiteError> {
+        let referee = games::referee_for(&raw.game.value).ok_or_else(|| {
+            let known = games::names().join(", ");
+            self.invalid(raw.game.pos, format!("unknown game `{}`; expected one of: {known}", raw.game.value))
+        })?;
+        if raw.launch.value.is_empty() {
+            return Err(self.invalid(raw.launch.pos, "`launch` must name a program, e.g. [java, BHMain]"));
+        }
+        let gave_up_credit = match raw.gave_up_credit {
+            Some(At { value, pos }) if !(0.0..=1.0).contains(&value) => {
+                return Err(self.invalid(pos, format!("`gave_up_credit` must be between 0 and 1, not {value}")));
+            }
+            Some(At { value, .. }) => value,
+            None => 0.0,
+        };
+        let test_defaults = self.limits(&raw.limits, TEST_DEFAULTS)?;
+        let build = BuildSpec {
+            command: raw.build.command.unwrap_or_else(|| vec!["bash".into(), "build.sh".into()]),
+            script: raw.build.script.unwrap_or_else(|| "build.sh".into()),
+            limits: self.limits(&raw.build.limits, BUILD_DEFAULTS)?,
+        };
+        let mut seen = HashSet::new();
+        let mut parts = Vec::with_capacity(raw.parts.len());
+        for part in raw.parts {
+            self.check_name(&part.id)?;
+            if part.weight.value < 0.0 || !part.weight.value.is_finite() {
+                return Err(self.invalid(part.weight.pos, "a part's `weight` must be a number of marks, 0 or more"));
+            }
+            let part_visible = part.visible.unwrap_or(true);
+            let mut tests = Vec::with_capacity(part.tests.len());
+            for test in part.tests {
+                self.check_name(&test.id)?;
+                let id = format!("{}/{}", part.id.value, test.id.value);
+                if !seen.insert(id.clone()) {
+                    return Err(self.invalid(test.id.pos, format!("duplicate test id `{id}`")));
+                }
+                let task = referee.task(&test.kind.value).ok_or_else(|| {
+                    let known = referee.kinds().join(", ");
+                    self.invalid(test.kind.pos, format!("unknown test kind `{}`; expected one of: {known}", test.kind.value))
+                })?;
+                let (puzzle, puzzle_text) = self.read(&test.puzzle)?;
+                let input = match (&test.solution, task.reads_input) {
+                    (Some(solution), true) => Some(self.read(solution)?.1),
+                    (None, true) => {
+                        return Err(self.invalid(test.kind.pos, format!("a `{}` test needs a `solution` file", test.kind.value)));
+                    }
+                    (Some(solution), false) => {
+                        return Err(self.invalid(solution.pos, format!("a `{}` test takes no `solution`", test.kind.value)));
+                    }
+                    (None, false) => None,
+                };
+                let weight = match test.weight {
+                    Some(At { value, pos }) if value < 0.0 || !value.is_finite() => {
+                        return Err(self.invalid(pos, "a test's `weight` must be 0 or more"));
+                    }
+                    Some(At { value, .. }) => value,
+                    None => 1.0,
+                };
+                let input_digest = digest(&puzzle_text, input.as_deref());
+                tests.push(TestDefinition {
+                    id,
+                    kind: test.kind.value,
+                    task,
+                    puzzle,
+                    puzzle_text,
+                    input,
+                    weight,
+                    visible: test.visible.unwrap_or(part_visible),
+                    limits: self.limits(&test.limits, test_defaults)?,
+                    note: test.note,
+                    input_digest,
+                });
+            }
+            parts.push(PartDefinition {
+                title: part.title.unwrap_or_else(|| part.id.value.clone()),
+                id: part.id.value,
+                weight: part.weight.value,
+                tests,
+            });
+        }
+        Ok(SuiteDefinition {
+            dir: self.dir.to_path_buf(),
+            title: raw.title.unwrap_or_else(|| raw.name.clone()),
+            name: raw.name,
+            game: raw.game.value,
+            referee: referee.into(),
+            srcdir: raw.srcdir.unwrap_or_else(|| "src".into()),
+            build,
+            launch: raw.launch.value,
+            gave_up_credit,
+            parts,
+        })
+    }
+
+    /// Ids become file and column names: keep them to letters, digits, `-`, `_` and `.`.
+    fn check_name(&self, name: &At<String>) -> Result<(), SuiteError> {
+        let ok = !name.value.is_empty()
+            && name.value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if ok {
+            Ok(())
+        } else {
+            Err(self.invalid(name.pos, format!("`{}` is not a valid id: use letters, digits, `-`, `_` and `.`", name.value)))
+        }
+    }
+
+    /// Reads a file named relative to the suite folder; it must stay inside the folder.
+    fn read(&self, name: &At<String>) -> Result<(PathBuf, String), SuiteError> {
+        let relative = Path::new(&name.value);
+        if relative.is_absolute() || relative.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            return Err(self.invalid(name.pos, format!("`{}` must be a path inside the suite folder", name.value)));
+        }
+        let path = self.dir.join(relative);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok((path, text)),
+            Err(error) => Err(self.invalid(name.pos, format!("cannot read `{}`: {error}", name.value))),
+        }
+    }
+
+    fn limits(&self, raw: &RawLimits, defaults: Limits) -> Result<Limits, SuiteError> {
+        let seconds = |value: &Option<At<f64>>, default: Duration| match value {
+            Some(At { value, pos }) if !(*value > 0.0 && *value <= 86_400.0) => {
+                Err(self.invalid(*pos, format!("a time limit must be between 0 and 86400 seconds, not {value}")))
+            }
+            Some(At { value, .. }) => Ok(Duration::from_secs_f64(*value)),
+            None => Ok(default),
+        };
+        let wall = seconds(&raw.wall_seconds, defaults.wall)?;
+        // A CPU limit above the wall limit can never bite; default it to the wall limit.
+        let cpu = seconds(&raw.cpu_seconds, if raw.wall_seconds.is_some() { wall } else { defaults.cpu })?;
+        let positive = |value: &Option<At<u64>>, unit: u64, default: u64| match value {
+            Some(At { value: 0, pos }) => Err(self.invalid(*pos, "a size limit must be more than 0")),
+            Some(At { value, .. }) => Ok(value.saturating_mul(unit)),
+            None => Ok(default),
+        };
+        Ok(Limits {
+            wall,
+            cpu,
+            memory_bytes: positive(&raw.memory_mb, 1 << 20, defaults.memory_bytes)?,
+            output_bytes: usize::try_from(positive(&raw.output_kb, 1 << 10, defaults.output_bytes as u64)?)
+                .unwrap_or(usize::MAX),
+        })
+    }
+}
+
+/// A digest of what determines a test's expected answer.
+pub fn digest(puzzle_text: &str, input: Option<&str>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(puzzle_text.as_bytes());
+    if let Some(input) = input {
+        hasher.update([0u8]);
+        hasher.update(input.as_bytes());
+    }
+    format!("{:x}", hasher.finalize())
+}

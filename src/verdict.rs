@@ -1,0 +1,166 @@
+//! Verdicts: a run's [`RunOutcome`] and the reference's [`Judgement`] of its first line →
+//! one [`Verdict`] with an explanation.
+//!
+//! The order is fixed (as the judges that markers trust decide it), so the same run always gets
+//! the same verdict: harness error, time limit, memory limit, runtime error, output limit, no
+//! output, then the reference's judgement (format error, wrong answer, gave up, accepted).
+
+use serde::{Deserialize, Serialize};
+
+use bhref::referee::{Judgement, RefereeError};
+
+use crate::sandbox::{Exit, RunOutcome, SandboxError};
+
+/// The closed set of verdicts a test can get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The harness could not run or judge the test: never the student's fault, never scored.
+    HarnessError,
+    TimeLimit,
+    MemoryLimit,
+    RuntimeError,
+    OutputLimit,
+    NoOutput,
+    FormatError,
+    WrongAnswer,
+    /// The program answered `-1`: not wrong, not solved.
+    GaveUp,
+    Accepted,
+    /// Not run, because the submission did not build.
+    NotRun,
+}
+
+impl Verdict {
+    /// Every verdict, in the fixed order they are decided (for tables and counts).
+    pub const ALL: [Verdict; 11] = [
+        Verdict::HarnessError,
+        Verdict::TimeLimit,
+        Verdict::MemoryLimit,
+        Verdict::RuntimeError,
+        Verdict::OutputLimit,
+        Verdict::NoOutput,
+        Verdict::FormatError,
+        Verdict::WrongAnswer,
+        Verdict::GaveUp,
+        Verdict::Accepted,
+        Verdict::NotRun,
+    ];
+
+    /// The snake_case name used in JSON, CSV and tests.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::HarnessError => "harness_error",
+            Verdict::TimeLimit => "time_limit",
+            Verdict::MemoryLimit => "memory_limit",
+            Verdict::RuntimeError => "runtime_error",
+            Verdict::OutputLimit => "output_limit",
+            Verdict::NoOutput => "no_output",
+            Verdict::FormatError => "format_error",
+            Verdict::WrongAnswer => "wrong_answer",
+            Verdict::GaveUp => "gave_up",
+            Verdict::Accepted => "accepted",
+            Verdict::NotRun => "not_run",
+        }
+    }
+
+    /// A short human label for reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::HarnessError => "harness error",
+            Verdict::TimeLimit => "time limit",
+            Verdict::MemoryLimit => "memory limit",
+            Verdict::RuntimeError => "runtime error",
+            Verdict::OutputLimit => "output limit",
+            Verdict::NoOutput => "no output",
+            Verdict::FormatError => "format error",
+            Verdict::WrongAnswer => "wrong answer",
+            Verdict::GaveUp => "gave up",
+            Verdict::Accepted => "accepted",
+            Verdict::NotRun => "not run",
+        }
+    }
+}
+
+/// A verdict and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub explanation: String,
+}
+
+impl Decision {
+    fn new(verdict: Verdict, explanation: impl Into<String>) -> Self {
+        Decision { verdict, explanation: explanation.into() }
+    }
+}
+
+/// The first line of `stdout`, without its line terminator (`\n`, or `\r\n`).
+pub fn first_line(stdout: &[u8]) -> &[u8] {
+    let line = stdout.split(|&b| b == b'\n').next().unwrap_or_default();
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Decides the verdict of one test from its run and, if it gets that far, the reference's
+/// judgement of the first line.
+pub fn decide(
+    run: Result<&RunOutcome, &SandboxError>,
+    limits: &crate::sandbox::Limits,
+    judge: impl FnOnce(&[u8]) -> Result<Judgement, RefereeError>,
+) -> Decision {
+    let run = match run {
+        Ok(run) => run,
+        Err(error) => return Decision::new(Verdict::HarnessError, format!("the sandbox failed: {error}")),
+    };
+    if run.wall_limit_hit {
+        return Decision::new(Verdict::TimeLimit, format!("killed after the wall-clock limit of {:.1} s", limits.wall.as_secs_f64()));
+    }
+    if run.cpu_limit_hit {
+        return Decision::new(Verdict::TimeLimit, format!("killed after the CPU-time limit of {:.1} s", limits.cpu.as_secs_f64()));
+    }
+    if run.memory_limit_hit {
+        return Decision::new(Verdict::MemoryLimit, format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20));
+    }
+    match run.exit {
+        Exit::Code(0) => {}
+        Exit::Code(code) => return Decision::new(Verdict::RuntimeError, format!("exited with status {code}")),
+        Exit::Signal(signal) => {
+            return Decision::new(Verdict::RuntimeError, format!("killed by signal {signal} ({})", signal_name(signal)));
+        }
+    }
+    if run.stdout_truncated {
+        return Decision::new(Verdict::OutputLimit, format!("printed more than the output limit of {} KiB", limits.output_bytes >> 10));
+    }
+    if run.stdout.iter().all(u8::is_ascii_whitespace) {
+        return Decision::new(Verdict::NoOutput, "printed nothing on standard output");
+    }
+    match judge(first_line(&run.stdout)) {
+        Err(error) => Decision::new(Verdict::HarnessError, format!("the reference could not judge: {error}")),
+        Ok(Judgement::Accepted) => Decision::new(Verdict::Accepted, ""),
+        Ok(Judgement::WrongAnswer { explanation }) => Decision::new(Verdict::WrongAnswer, explanation),
+        Ok(Judgement::FormatError { explanation }) => Decision::new(Verdict::FormatError, explanation),
+        Ok(Judgement::GaveUp) => Decision::new(Verdict::GaveUp, "answered -1: could not decide"),
+    }
+}
+
+/// The conventional name of a signal, for explanations.
+pub fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => "unknown signal",
+    }
+}
