@@ -1,1 +1,24 @@
+//! bhgrade: marks Black Hole / Worm Hole submissions against a suite, with the reference as judge.
+//!
+//! The pipeline, in the order a submission goes through it (each module names its input and
+//! output types):
+//! - [`suite`]: `suite.yaml` + `expected.json` → a [`suite::Suite`] verified by the reference;
+//! - [`games`]: a suite's game name → its reference [`bhref::referee::Referee`];
+//! - [`archive`] and [`build`]: a student's folder or archive → a private, built copy;
+//! - [`sandbox`]: one command under limits → a [`sandbox::RunOutcome`];
+//! - [`verdict`]: run outcome + the reference's judgement → a [`verdict::Verdict`];
+//! - [`score`]: verdicts + weights → marks;
+//! - [`report`]: events → markdown, JSON, CSV and progress (the only code that writes output);
+//! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events.
 
+pub mod archive;
+pub mod build;
+pub mod environment;
+pub mod fsutil;
+pub mod games;
+pub mod pipeline;
+pub mod report;
+pub mod sandbox;
+pub mod score;
+pub mod suite;
+pub mod verdict;

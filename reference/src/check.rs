@@ -247,8 +247,11 @@ impl fmt::Display for Finding {
                 let shown = card.unsigned_abs();
                 match reason {
                     Illegal::DanglingInteger => f.write_str("dangling integer"),
+                    // Unreachable through `check` (a layout without piles is won at once), but a
+                    // finding built by hand must not print "0 to -1".
+                    Illegal::PileOutOfRange { piles: 0 } => write!(f, "there is no pile {pile}; the puzzle has no piles"),
                     Illegal::PileOutOfRange { piles } => {
-                        write!(f, "there is no pile {pile}; piles are numbered 0 to {}", piles as i64 - 1)
+                        write!(f, "there is no pile {pile}; piles are numbered 0 to {}", piles - 1)
                     }
                     Illegal::BadCard => write!(f, "{card} is not a card"),
                     Illegal::EmptyPile => write!(f, "pile {pile} is empty"),

@@ -1,10 +1,271 @@
 //! `bhref stats`: the paper's table on random standard deals.
 //!
-//! Input: the command-line arguments after `stats`. Output: a printed table (solvable fraction
-//! with its 95% confidence interval, trivially unsolvable fraction, time and node percentiles).
+//! Input: the command-line arguments after `stats` ([`StatsArgs`]). Output: a printed table per
+//! game ([`GameReport`]): solvable fraction with its 95% confidence interval, trivially
+//! unsolvable fraction, unsolvable and gave-up counts, time and node percentiles, peak memo, and
+//! the process's peak resident memory.
+//!
+//! The deals are the course generator's standard ones (`GEN seed 51 13 4 17`, seeds `S..S+N-1`),
+//! solved one after another on one thread.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::generate;
+use crate::model::{Game, Puzzle};
+use crate::solve::{self, Budget, Outcome, Solution};
+
+const USAGE: &str = "usage: bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N]";
+
+/// What `bhref stats` was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatsArgs {
+    pub deals: u64,
+    pub seed: i64,
+    pub games: Vec<Game>,
+    pub budget_nodes: u64,
+}
+
+impl Default for StatsArgs {
+    fn default() -> Self {
+        StatsArgs {
+            deals: 1000,
+            seed: 1,
+            games: vec![Game::BlackHole, Game::WormHole],
+            budget_nodes: Budget::default().max_nodes,
+        }
+    }
+}
+
+/// Reads the flags of `bhref stats`, or says what is wrong with them.
+pub fn parse_args(args: &[String]) -> Result<StatsArgs, String> {
+    let mut parsed = StatsArgs::default();
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let bad = || format!("bad value `{value}` for {flag}");
+        match flag.as_str() {
+            "--deals" => parsed.deals = value.parse().map_err(|_| bad())?,
+            "--seed" => parsed.seed = value.parse().map_err(|_| bad())?,
+            "--budget-nodes" => parsed.budget_nodes = value.parse().map_err(|_| bad())?,
+            "--game" => {
+                parsed.games = match value.as_str() {
+                    "blackhole" => vec![Game::BlackHole],
+                    "wormhole" => vec![Game::WormHole],
+                    "both" => vec![Game::BlackHole, Game::WormHole],
+                    _ => return Err(bad()),
+                }
+            }
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    Ok(parsed)
+}
 
 /// Runs `bhref stats ARGS`, returning the process exit status.
 pub fn main(args: &[String]) -> i32 {
-    let _ = args;
-    todo!()
+    let args = match parse_args(args) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("bhref: {message}\n{USAGE}");
+            return 2;
+        }
+    };
+    let budget = Budget { max_nodes: args.budget_nodes, ..Budget::default() };
+    let deals: Vec<Puzzle> = (0..args.deals).map(|i| generate::deal(args.seed + i as i64, 51, 13, 4, 17)).collect();
+    let trivial = deals.iter().filter(|p| trivially_unsolvable(p)).count();
+    println!(
+        "{} standard deals (GEN seed 51 13 4 17, seeds {}..={}), one thread",
+        deals.len(),
+        args.seed,
+        args.seed + args.deals as i64 - 1
+    );
+    println!("trivially unsolvable (no top card adjacent to the hole): {}", fraction(trivial as u64, deals.len() as u64));
+    for &game in &args.games {
+        let solutions: Vec<Solution> = deals.iter().map(|deal| solve::solve(deal, game, &budget)).collect();
+        print!("{}", GameReport::new(game, &solutions));
+    }
+    match peak_rss_kib() {
+        Some(kib) => println!("peak RSS (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
+        None => println!("peak RSS: unknown (no /proc/self/status)"),
+    }
+    0
+}
+
+/// No card on top of a pile is adjacent to the hole: Black Hole cannot make a first move.
+pub fn trivially_unsolvable(puzzle: &Puzzle) -> bool {
+    puzzle.cards_in_piles() > 0
+        && !puzzle.piles.iter().filter_map(|pile| pile.last()).any(|&top| puzzle.deck.adjacent(top, puzzle.hole))
+}
+
+/// The summary of one game over all deals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameReport {
+    pub game: Game,
+    pub deals: u64,
+    pub solved: u64,
+    pub unsolvable: u64,
+    pub gave_up: u64,
+    /// Sorted per-deal times and node counts.
+    pub times: Vec<Duration>,
+    pub nodes: Vec<u64>,
+    pub peak_memo_entries: usize,
+    pub peak_memo_bytes: usize,
+}
+
+impl GameReport {
+    pub fn new(game: Game, solutions: &[Solution]) -> Self {
+        let count = |f: fn(&Outcome) -> bool| solutions.iter().filter(|s| f(&s.outcome)).count() as u64;
+        let mut times: Vec<Duration> = solutions.iter().map(|s| s.stats.elapsed).collect();
+        let mut nodes: Vec<u64> = solutions.iter().map(|s| s.stats.nodes).collect();
+        times.sort_unstable();
+        nodes.sort_unstable();
+        GameReport {
+            game,
+            deals: solutions.len() as u64,
+            solved: count(|o| matches!(o, Outcome::Solved(_))),
+            unsolvable: count(|o| matches!(o, Outcome::Unsolvable)),
+            gave_up: count(|o| matches!(o, Outcome::GaveUp)),
+            times,
+            nodes,
+            peak_memo_entries: solutions.iter().map(|s| s.stats.peak_memo_entries).max().unwrap_or(0),
+            peak_memo_bytes: solutions.iter().map(|s| s.stats.peak_memo_bytes).max().unwrap_or(0),
+        }
+    }
+}
+
+/// The table for one game, e.g. `solvable: 8750/10000 = 87.50% (95% CI 86.83%..88.14%)`.
+impl std::fmt::Display for GameReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mut out = String::new();
+        let _ = writeln!(out, "\n{}", self.game);
+        let (low, high) = wilson_interval(self.solved, self.deals);
+        let _ = writeln!(
+            out,
+            "  solvable:   {} (95% Wilson CI {:.2}%..{:.2}%)",
+            fraction(self.solved, self.deals),
+            100.0 * low,
+            100.0 * high
+        );
+        let _ = writeln!(out, "  unsolvable: {}   gave up: {}", self.unsolvable, self.gave_up);
+        let times: Vec<String> = [0.5, 0.9, 0.99, 1.0]
+            .iter()
+            .map(|&q| format!("{:.3}", percentile(&self.times, q).map_or(0.0, ms)))
+            .collect();
+        let _ = writeln!(out, "  time ms     median {}  p90 {}  p99 {}  max {}", times[0], times[1], times[2], times[3]);
+        let nodes: Vec<u64> = [0.5, 0.9, 0.99, 1.0].iter().map(|&q| percentile(&self.nodes, q).unwrap_or(0)).collect();
+        let _ = writeln!(out, "  nodes       median {}  p90 {}  p99 {}  max {}", nodes[0], nodes[1], nodes[2], nodes[3]);
+        let total: Duration = self.times.iter().sum();
+        let _ = writeln!(out, "  total time  {:.2} s", total.as_secs_f64());
+        let _ = writeln!(
+            out,
+            "  peak memo   {} entries, {:.1} MiB",
+            self.peak_memo_entries,
+            self.peak_memo_bytes as f64 / (1024.0 * 1024.0)
+        );
+        f.write_str(&out)
+    }
+}
+
+/// `k/n = p%`.
+fn fraction(k: u64, n: u64) -> String {
+    let percent = if n == 0 { 0.0 } else { 100.0 * k as f64 / n as f64 };
+    format!("{k}/{n} = {percent:.2}%")
+}
+
+/// The 95% Wilson score interval for `k` successes in `n` trials (sound near 0 and 1, unlike
+/// the normal approximation).
+pub fn wilson_interval(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n = n as f64;
+    let p = k as f64 / n;
+    let denominator = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denominator;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denominator;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// The nearest-rank `q`-quantile of sorted values (`q = 1` is the maximum).
+pub fn percentile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// The process's peak resident set size in KiB (`VmHWM` in `/proc/self/status`).
+pub fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Deck;
+    use crate::solve::Stats;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn flags_parse_and_reject() {
+        let args = parse_args(&strings(&["--deals", "5", "--seed", "7", "--game", "wormhole", "--budget-nodes", "9"]));
+        assert_eq!(args, Ok(StatsArgs { deals: 5, seed: 7, games: vec![Game::WormHole], budget_nodes: 9 }));
+        assert_eq!(parse_args(&[]), Ok(StatsArgs::default()));
+        assert!(parse_args(&strings(&["--game", "chess"])).is_err());
+        assert!(parse_args(&strings(&["--deals"])).is_err());
+        assert!(parse_args(&strings(&["--frobnicate", "1"])).is_err());
+    }
+
+    #[test]
+    fn wilson_interval_matches_the_paper() {
+        // The paper: 2,189 of 2,500 winnable, 95% interval [86.2%, 88.8%].
+        let (low, high) = wilson_interval(2189, 2500);
+        assert!((low - 0.862).abs() < 0.001 && (high - 0.888).abs() < 0.001, "{low} {high}");
+        assert_eq!(wilson_interval(0, 0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+        assert_eq!(percentile(&values, 0.5), Some(5));
+        assert_eq!(percentile(&values, 0.9), Some(9));
+        assert_eq!(percentile(&values, 1.0), Some(10));
+        assert_eq!(percentile::<u32>(&[], 0.5), None);
+    }
+
+    #[test]
+    fn trivial_deals_have_no_first_move() {
+        let deck = Deck { ranks: 13, suits: 4 };
+        let stuck = Puzzle { deck, hole: 1, piles: vec![vec![2, 5], vec![7]] };
+        assert!(trivially_unsolvable(&stuck));
+        let open = Puzzle { deck, hole: 1, piles: vec![vec![5, 13], vec![7]] };
+        assert!(!trivially_unsolvable(&open));
+    }
+
+    #[test]
+    fn reports_count_outcomes_and_print_percentiles() {
+        let solution = |outcome, ms| Solution {
+            outcome,
+            stats: Stats { nodes: ms, elapsed: Duration::from_millis(ms), peak_memo_entries: 3, peak_memo_bytes: 8192 },
+        };
+        let report = GameReport::new(
+            Game::BlackHole,
+            &[solution(Outcome::Solved(vec![]), 2), solution(Outcome::Unsolvable, 1), solution(Outcome::GaveUp, 9)],
+        );
+        assert_eq!((report.solved, report.unsolvable, report.gave_up), (1, 1, 1));
+        let text = report.to_string();
+        assert!(text.contains("solvable:   1/3 = 33.33%"), "{text}");
+        assert!(text.contains("median 2.000") && text.contains("max 9.000"), "{text}");
+        assert!(text.contains("nodes       median 2  p90 9  p99 9  max 9"), "{text}");
+        assert!(peak_rss_kib().is_some());
+    }
 }

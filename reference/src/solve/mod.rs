@@ -1,0 +1,124 @@
+//! The solver: decides a puzzle within an explicit budget.
+//!
+//! Input: a [`Puzzle`], a [`Game`] and a [`Budget`]. Output: a [`Solution`]: solved (with a
+//! witness already replayed through the checker), proved unsolvable, or gave up, with [`Stats`].
+//!
+//! A depth-first search ([`search`]) over positions keyed exactly by (pile heights, hole rank,
+//! worm rank) ([`state`]), with a memory-bounded memo of dead positions ([`memo`]) and prunes
+//! that never lose a solution ([`prune`]). It is complete for generalised decks: any ranks,
+//! suits and piles, uneven or empty piles, any hole card, partial decks.
+
+mod memo;
+mod prune;
+pub mod search;
+mod state;
+
+use std::time::{Duration, Instant};
+
+use crate::check::{self, Finding};
+use crate::model::{Game, Move, Puzzle};
+
+use memo::DeadSet;
+use search::{End, Limits, Search};
+use state::{Layout, Position};
+
+/// Limits on one solve.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// Give up after expanding this many search nodes.
+    pub max_nodes: u64,
+    /// Memory the memo of dead states may use; when full it stops growing (less pruning, never
+    /// a wrong answer).
+    pub memo_bytes: usize,
+    /// Give up after this much time, if set.
+    pub time: Option<Duration>,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { max_nodes: 200_000_000, memo_bytes: 1 << 30, time: None }
+    }
+}
+
+/// The solver's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Solved(Vec<Move>),
+    Unsolvable,
+    GaveUp,
+}
+
+/// What a solve cost.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub peak_memo_entries: usize,
+    pub peak_memo_bytes: usize,
+}
+
+/// An outcome with its cost.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    pub outcome: Outcome,
+    pub stats: Stats,
+}
+
+/// Worm Hole first looks for a Black Hole solution (every one is also a Worm Hole solution, and
+/// the Black Hole search is far smaller) with at most this many nodes, then searches Worm Hole.
+pub const WORM_BLACK_HOLE_NODES: u64 = 20_000;
+
+/// Solves `puzzle` as `game` within `budget`.
+pub fn solve(puzzle: &Puzzle, game: Game, budget: &Budget) -> Solution {
+    let start = Instant::now();
+    let mut stats = Stats::default();
+    let deadline = search::deadline(start, budget.time);
+    let mut end = End::GaveUp;
+    if game == Game::WormHole {
+        let limits = Limits { max_nodes: budget.max_nodes.min(WORM_BLACK_HOLE_NODES), deadline };
+        end = run(puzzle, Game::BlackHole, budget, limits, &mut stats);
+        if end == End::Unsolvable {
+            // No Black Hole solution says nothing about Worm Hole.
+            end = End::GaveUp;
+        }
+    }
+    if end == End::GaveUp {
+        let limits = Limits { max_nodes: budget.max_nodes.saturating_sub(stats.nodes), deadline };
+        end = run(puzzle, game, budget, limits, &mut stats);
+    }
+    let outcome = match end {
+        End::Solved(moves) => verified(puzzle, game, moves),
+        End::Unsolvable => Outcome::Unsolvable,
+        End::GaveUp => Outcome::GaveUp,
+    };
+    stats.elapsed = start.elapsed();
+    Solution { outcome, stats }
+}
+
+/// One search of `puzzle` as `game`, adding its cost to `stats`.
+fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, stats: &mut Stats) -> End {
+    let layout = Layout::new(puzzle, game);
+    let mut memo = DeadSet::new(layout.key.width(), budget.memo_bytes);
+    let position = Position::start(&layout, puzzle);
+    let mut search = Search::new(&layout, position, &mut memo);
+    let end = search.run(limits);
+    stats.nodes += search.nodes();
+    stats.peak_memo_entries = stats.peak_memo_entries.max(memo.peak_len());
+    stats.peak_memo_bytes = stats.peak_memo_bytes.max(memo.bytes());
+    end
+}
+
+/// Replays a witness through the checker: only a checked witness is reported as solved. A
+/// witness that fails is a solver bug; release builds answer "gave up", never a wrong "solved".
+fn verified(puzzle: &Puzzle, game: Game, moves: Vec<Move>) -> Outcome {
+    let report = check::check_moves(puzzle, game, &moves);
+    if report.finding == Finding::Solved {
+        Outcome::Solved(moves)
+    } else {
+        debug_assert!(false, "solver witness failed the checker: {}", report.finding);
+        Outcome::GaveUp
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,286 @@
+//! Tests of the solver and of each prune against exhaustive search.
+//!
+//! Input: small random generalised puzzles built directly as [`Puzzle`]s. Output: assertions
+//! that every prune keeps a solvable child of every solvable position, and that [`solve`]
+//! agrees with exhaustive search.
+
+use std::collections::HashMap;
+
+use super::prune::{self, PlayCandidate};
+use super::search::Search;
+use super::state::{Layout, Position, Step};
+use super::*;
+use crate::model::Deck;
+
+/// A small deterministic generator (SplitMix64), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u32) -> u32 {
+        (self.next() % u64::from(n)) as u32
+    }
+}
+
+/// A random puzzle: `R` in 1..=5, `S` in 1..=4, up to 5 piles, some cards left out.
+fn random_puzzle(rng: &mut Rng, max_cards: usize) -> Puzzle {
+    let deck = Deck { ranks: 1 + rng.below(5), suits: 1 + rng.below(4) };
+    let mut cards: Vec<u32> = (1..=deck.size()).collect();
+    for i in (1..cards.len()).rev() {
+        cards.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+    let hole = cards.pop().expect("a deck has a card");
+    let keep = (rng.below(cards.len() as u32 + 1) as usize).min(max_cards);
+    cards.truncate(keep);
+    let piles = rng.below(6) as usize;
+    let mut layout = vec![Vec::new(); piles];
+    if piles > 0 {
+        for card in cards {
+            layout[rng.below(piles as u32) as usize].push(card);
+        }
+    }
+    Puzzle { deck, hole, piles: layout }
+}
+
+/// Exhaustive search over positions, memoised on the full key (no prunes).
+struct Exhaustive<'a> {
+    layout: &'a Layout,
+    known: HashMap<Vec<u64>, bool>,
+}
+
+impl Exhaustive<'_> {
+    /// Every legal step, with no prune.
+    fn all_steps(&self, pos: &Position) -> Vec<Step> {
+        let layout = self.layout;
+        let adjacent = |rank: u32| Deck { ranks: layout.ranks, suits: 1 }.ranks_adjacent(rank, pos.hole);
+        let mut steps = Vec::new();
+        for p in 0..pos.heights.len() {
+            if let Some(rank) = pos.top_rank(layout, p) {
+                if adjacent(rank) {
+                    steps.push(Step::Play(p as u32));
+                }
+                if layout.game == Game::WormHole && pos.worm.is_none() {
+                    steps.push(Step::ToWorm(p as u32));
+                }
+            }
+        }
+        if let Some(worm) = pos.worm {
+            if adjacent((worm - 1) % layout.ranks) {
+                steps.push(Step::FromWorm);
+            }
+        }
+        steps
+    }
+
+    fn solvable(&mut self, pos: &mut Position) -> bool {
+        if pos.is_won() {
+            return true;
+        }
+        if let Some(&known) = self.known.get(&pos.key) {
+            return known;
+        }
+        let mut found = false;
+        for step in self.all_steps(pos) {
+            let played = pos.apply(self.layout, step);
+            found = self.solvable(pos);
+            pos.undo(self.layout, played);
+            if found {
+                break;
+            }
+        }
+        self.known.insert(pos.key.clone(), found);
+        found
+    }
+
+    fn child_solvable(&mut self, pos: &mut Position, step: Step) -> bool {
+        let played = pos.apply(self.layout, step);
+        let found = self.solvable(pos);
+        pos.undo(self.layout, played);
+        found
+    }
+}
+
+/// Calls `check` on every position reachable from the start of `puzzle` in `game`.
+fn for_each_position(puzzle: &Puzzle, game: Game, mut check: impl FnMut(&Layout, &mut Position, &mut Exhaustive)) {
+    let layout = Layout::new(puzzle, game);
+    let mut exhaustive = Exhaustive { layout: &layout, known: HashMap::new() };
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![Position::start(&layout, puzzle)];
+    while let Some(mut pos) = stack.pop() {
+        if !seen.insert((pos.key.clone(), pos.worm)) {
+            continue;
+        }
+        check(&layout, &mut pos, &mut exhaustive);
+        for step in exhaustive.all_steps(&pos) {
+            let mut child = pos.clone();
+            child.apply(&layout, step);
+            stack.push(child);
+        }
+    }
+}
+
+/// Runs `check` over the positions of many random puzzles in both games.
+fn over_random_positions(cases: u64, check: impl Fn(&Layout, &mut Position, &mut Exhaustive)) {
+    for seed in 0..cases {
+        let mut rng = Rng(seed);
+        let puzzle = random_puzzle(&mut rng, 9);
+        for game in [Game::BlackHole, Game::WormHole] {
+            for_each_position(&puzzle, game, &check);
+        }
+    }
+}
+
+#[test]
+fn dropped_unit_plays_have_a_solvable_same_rank_alternative() {
+    over_random_positions(600, |layout, pos, ex| {
+        let mut all = Vec::new();
+        for p in 0..pos.heights.len() {
+            if let Some(rank) = pos.top_rank(layout, p) {
+                if (Deck { ranks: layout.ranks, suits: 1 }).ranks_adjacent(rank, pos.hole) {
+                    let unit = layout.unit[p][pos.heights[p] as usize - 1];
+                    all.push(PlayCandidate { pile: p as u32, rank, unit });
+                }
+            }
+        }
+        let mut kept = all.clone();
+        prune::keep_plays(&mut kept);
+        for dropped in all.iter().filter(|c| !kept.contains(c)) {
+            if ex.child_solvable(pos, Step::Play(dropped.pile)) {
+                let rescued = kept
+                    .iter()
+                    .filter(|k| k.rank == dropped.rank)
+                    .any(|k| ex.child_solvable(pos, Step::Play(k.pile)));
+                assert!(rescued, "dropping pile {} lost every solution", dropped.pile);
+            }
+        }
+    });
+}
+
+#[test]
+fn unit_cards_never_need_the_worm_hole() {
+    over_random_positions(600, |layout, pos, ex| {
+        if layout.game != Game::WormHole || pos.worm.is_some() || pos.is_won() || !ex.solvable(pos) {
+            return;
+        }
+        let others: Vec<Step> = ex
+            .all_steps(pos)
+            .into_iter()
+            .filter(|&s| match s {
+                Step::ToWorm(p) => prune::may_enter_worm(layout.unit[p as usize][pos.heights[p as usize] as usize - 1]),
+                _ => true,
+            })
+            .collect();
+        assert!(others.iter().any(|&s| ex.child_solvable(pos, s)), "the worm rule lost every solution: {:?} {:?} hole {} worm {:?} steps {:?} kept {:?}", layout.cards, pos.heights, pos.hole, pos.worm, ex.all_steps(pos), others);
+    });
+}
+
+#[test]
+fn twin_piles_are_interchangeable() {
+    over_random_positions(600, |layout, pos, ex| {
+        for p in 0..pos.heights.len() {
+            let h = pos.heights[p];
+            if h == 0 || !prune::has_earlier_twin(&layout.twins[p], &pos.heights, h) {
+                continue;
+            }
+            let twin = (0..p).find(|&q| pos.heights[q] == h && layout.pile_ranks[q][..h as usize] == layout.pile_ranks[p][..h as usize]);
+            let q = twin.expect("has_earlier_twin names a real twin") as u32;
+            for (from_p, from_q) in [(Step::Play(p as u32), Step::Play(q)), (Step::ToWorm(p as u32), Step::ToWorm(q))] {
+                if ex.all_steps(pos).contains(&from_p) {
+                    assert_eq!(ex.child_solvable(pos, from_p), ex.child_solvable(pos, from_q));
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn solvable_positions_pass_the_rank_walk_test() {
+    over_random_positions(600, |layout, pos, ex| {
+        if ex.solvable(pos) {
+            assert!(prune::rank_walk_feasible(layout.ranks, &pos.counts, pos.hole, pos.remaining));
+        }
+    });
+}
+
+#[test]
+fn all_prunes_together_keep_a_solvable_child() {
+    over_random_positions(600, |layout, pos, ex| {
+        if pos.is_won() || !ex.solvable(pos) {
+            return;
+        }
+        let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 20);
+        let mut search = Search::new(layout, pos.clone(), &mut memo);
+        let mut kept = Vec::new();
+        search.children(&mut kept);
+        assert!(kept.into_iter().any(|s| ex.child_solvable(pos, s)), "the prunes lost every solution");
+    });
+}
+
+#[test]
+fn solve_agrees_with_exhaustive_search_and_witnesses_check() {
+    for seed in 0..3000 {
+        let mut rng = Rng(seed ^ 0xabcdef);
+        let puzzle = random_puzzle(&mut rng, 12);
+        for game in [Game::BlackHole, Game::WormHole] {
+            let layout = Layout::new(&puzzle, game);
+            let mut ex = Exhaustive { layout: &layout, known: HashMap::new() };
+            let expected = ex.solvable(&mut Position::start(&layout, &puzzle));
+            let solution = solve(&puzzle, game, &Budget::default());
+            match solution.outcome {
+                Outcome::Solved(moves) => {
+                    assert!(expected, "{puzzle} {game}");
+                    assert_eq!(check::check_moves(&puzzle, game, &moves).finding, Finding::Solved);
+                }
+                Outcome::Unsolvable => assert!(!expected, "{puzzle} {game}"),
+                Outcome::GaveUp => panic!("gave up on a tiny puzzle"),
+            }
+        }
+    }
+}
+
+#[test]
+fn budgets_give_up_instead_of_guessing() {
+    // 13 ranks, one suit, the hole an ace and the rest dealt so that the search must wander.
+    let puzzle = Puzzle {
+        deck: Deck { ranks: 13, suits: 4 },
+        hole: 1,
+        piles: (0..17).map(|p| (0..3).map(|i| 2 + p * 3 + i).collect()).collect(),
+    };
+    let tiny = Budget { max_nodes: 3, ..Budget::default() };
+    assert_eq!(solve(&puzzle, Game::BlackHole, &tiny).outcome, Outcome::GaveUp);
+    let timed = Budget { time: Some(Duration::ZERO), max_nodes: u64::MAX, ..Budget::default() };
+    let outcome = solve(&puzzle, Game::BlackHole, &timed).outcome;
+    assert!(matches!(outcome, Outcome::GaveUp | Outcome::Solved(_) | Outcome::Unsolvable));
+}
+
+#[test]
+fn empty_layouts_are_solved_by_no_moves() {
+    for piles in [vec![], vec![vec![], vec![]]] {
+        let puzzle = Puzzle { deck: Deck { ranks: 13, suits: 4 }, hole: 7, piles };
+        for game in [Game::BlackHole, Game::WormHole] {
+            assert_eq!(solve(&puzzle, game, &Budget::default()).outcome, Outcome::Solved(vec![]));
+        }
+    }
+}
+
+#[test]
+fn worm_hole_needs_the_worm_emptied() {
+    // Hole 1 (ace); pile 0 holds a 5 under a 2: only Worm Hole can solve it, via the worm.
+    let deck = Deck { ranks: 13, suits: 1 };
+    let puzzle = Puzzle { deck, hole: 1, piles: vec![vec![3, 2, 4]] };
+    assert_eq!(solve(&puzzle, Game::BlackHole, &Budget::default()).outcome, Outcome::Unsolvable);
+    let Outcome::Solved(moves) = solve(&puzzle, Game::WormHole, &Budget::default()).outcome else {
+        panic!("Worm Hole solves it");
+    };
+    assert_eq!(check::check_moves(&puzzle, Game::WormHole, &moves).finding, Finding::Solved);
+    // A memo too small to hold anything changes nothing but speed.
+    let starved = Budget { memo_bytes: 0, ..Budget::default() };
+    assert!(matches!(solve(&puzzle, Game::WormHole, &starved).outcome, Outcome::Solved(_)));
+}

@@ -1,0 +1,436 @@
+//! The "build" stage: a [`Submission`] (one student's folder or archive) and a [`BuildConfig`]
+//! → a [`BuiltSubmission`]: a private copy with its source folder located, stale classes
+//! deleted, the build script run in the sandbox, and a [`BuildReport`] saying how that went.
+//!
+//! The original submission is never modified. A problem of the submission (bad archive, no
+//! `build.sh`, failing or hanging build) is a [`BuildVerdict`]; only a failure of the harness
+//! (I/O on the scratch folder, the sandbox) is a [`BuildError`].
+//!
+//! Locating the source folder (`srcdir`, `src` in this course) follows stacscheck — the
+//! folder of that name below the submission, or the submission itself if it has that name —
+//! with two leniencies, both stated in [`BuildReport::detail`]:
+//! - when several folders have that name, those holding the build script are preferred, and
+//!   then the shallowest one is taken if it is the only one at its depth (stacscheck would
+//!   refuse); several at the same depth is a build failure naming them;
+//! - when none has that name, the submission's top folder is used if it holds the build script.
+//!
+//! When a student's folder has no source folder but holds archives (at most two levels down),
+//! each is extracted next to itself (`work.zip` → `work/`) and the search is made again.
+//!
+//! ```no_run
+//! use bhgrade::build::{discover, prepare, BuildConfig};
+//! # fn demo(sandbox: &bhgrade::sandbox::Sandbox, limits: bhgrade::sandbox::Limits) -> Result<(), bhgrade::build::BuildError> {
+//! let config = BuildConfig {
+//!     srcdir: "src".into(),
+//!     command: vec!["bash".into(), "build.sh".into()],
+//!     script: "build.sh".into(),
+//!     limits,
+//! };
+//! for sub in discover("submissions".as_ref())? {
+//!     let built = prepare(&sub, &config, "/tmp/scratch".as_ref(), sandbox)?;
+//!     println!("{}: {:?}", built.name, built.build.verdict);
+//! }
+//! # Ok(()) }
+//! ```
+
+mod tree;
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::archive::{self, ArchiveKind, ExtractLimits};
+use crate::sandbox::{Command, Limits, RunOutcome, Sandbox, SandboxError};
+
+/// Bytes of build output kept for the report.
+const LOG_TAIL_BYTES: usize = 4096;
+
+/// One student's entry in the submissions folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submission {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// How to build, from the suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildConfig {
+    /// Name of the folder holding the code and the build script (`src`).
+    pub srcdir: String,
+    /// Program and arguments run in the source folder (`bash build.sh`).
+    pub command: Vec<String>,
+    /// The build script that must exist in the source folder (`build.sh`).
+    pub script: String,
+    pub limits: Limits,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuildVerdict {
+    Ok,
+    BuildFailed,
+    BuildTimeout,
+    NoBuildScript,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildReport {
+    pub verdict: BuildVerdict,
+    /// The end of the build's stdout, then of its stderr (lossy UTF-8, about 4 KiB in all).
+    pub log_tail: String,
+    pub wall: Duration,
+    /// What happened, in a sentence or two (and any leniency used to find the code).
+    pub detail: String,
+}
+
+/// A private, built copy of one submission. Dropping it deletes the copy.
+#[derive(Debug)]
+pub struct BuiltSubmission {
+    pub name: String,
+    pub scratch: tempfile::TempDir,
+    /// The copy of the student's folder (or the extracted archive).
+    pub root: PathBuf,
+    /// The source folder in the copy: where the build ran and where programs run (the root
+    /// when no source folder was found).
+    pub srcdir: PathBuf,
+    pub build: BuildReport,
+    /// SHA-256 (hex) over the copy's file paths and contents before building.
+    pub content_hash: String,
+}
+
+/// A failure of the harness, never the student's.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("two entries for student {name:?}: {first} and {second}")]
+    DuplicateName {
+        name: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
+    #[error("the build command is empty")]
+    EmptyCommand,
+    #[error("the sandbox failed during the build: {0}")]
+    Sandbox(#[from] SandboxError),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+    move |source| BuildError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// One [`Submission`] per student in `dir`: each folder, and each `.zip`, `.tar`, `.tar.gz`
+/// or `.tgz` file (named without its extension). Hidden entries and other files are ignored.
+/// Sorted by name; two entries with one name (`abc/` and `abc.zip`) are an error.
+pub fn discover(dir: &Path) -> Result<Vec<Submission>, BuildError> {
+    let mut subs: Vec<Submission> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io_err(dir))? {
+        let entry = entry.map_err(io_err(dir))?;
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        // Follows links: a marker may link students' folders into one place.
+        let meta = fs::metadata(&path).map_err(io_err(&path))?;
+        let name = if meta.is_dir() {
+            file_name
+        } else if let Some((_, stem)) = meta.is_file().then(|| ArchiveKind::of_name(&file_name)).flatten() {
+            stem.to_string()
+        } else {
+            continue;
+        };
+        subs.push(Submission { name, path });
+    }
+    subs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
+    if let Some(pair) = subs.windows(2).find(|w| w[0].name == w[1].name) {
+        return Err(BuildError::DuplicateName {
+            name: pair[0].name.clone(),
+            first: pair[0].path.clone(),
+            second: pair[1].path.clone(),
+        });
+    }
+    Ok(subs)
+}
+
+/// Copy, locate, clean and build one submission (see the module documentation).
+pub fn prepare(
+    sub: &Submission,
+    cfg: &BuildConfig,
+    scratch_root: &Path,
+    sandbox: &Sandbox,
+) -> Result<BuiltSubmission, BuildError> {
+    let (program, args) = cfg.command.split_first().ok_or(BuildError::EmptyCommand)?;
+    fs::create_dir_all(scratch_root).map_err(io_err(scratch_root))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("build-")
+        .tempdir_in(scratch_root)
+        .map_err(io_err(scratch_root))?;
+    // The copy keeps the original's name, so that a submission folder that is itself the
+    // source folder is found as such.
+    let top_name = sub
+        .path
+        .file_name()
+        .filter(|_| sub.path.is_dir())
+        .map_or_else(|| "submission".into(), |n| n.to_os_string());
+    let root = scratch.path().join(top_name);
+    let mut notes: Vec<String> = Vec::new();
+    let mut built = BuiltSubmission {
+        name: sub.name.clone(),
+        srcdir: root.clone(),
+        root,
+        scratch,
+        build: BuildReport {
+            verdict: BuildVerdict::BuildFailed,
+            log_tail: String::new(),
+            wall: Duration::ZERO,
+            detail: String::new(),
+        },
+        content_hash: String::new(),
+    };
+    let limits = ExtractLimits::default();
+
+    if let Err(problem) = copy_in(sub, &built.root, &limits, &mut notes)? {
+        return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
+    }
+    built.content_hash = tree::content_hash(&built.root).map_err(|e| BuildError::Io {
+        path: built.root.clone(),
+        source: e,
+    })?;
+    let mut candidates = tree::find_dirs_named(&built.root, &cfg.srcdir);
+    if candidates.is_empty() && sub.path.is_dir() {
+        for nested in tree::archives_in(&built.root, 2) {
+            if let Err(problem) = extract_beside(&nested, &built.root, &limits, &mut notes)? {
+                return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
+            }
+        }
+        candidates = tree::find_dirs_named(&built.root, &cfg.srcdir);
+    }
+    match choose_srcdir(&built.root, candidates, cfg) {
+        Ok(Some((dir, note))) => {
+            built.srcdir = dir;
+            notes.extend(note);
+        }
+        Ok(None) => {
+            let detail = format!(
+                "no folder named {:?} and no {} at the top of the submission",
+                cfg.srcdir, cfg.script
+            );
+            return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
+        }
+        Err(problem) => return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes)),
+    }
+    let stale = tree::delete_classes(&built.srcdir).map_err(|e| BuildError::Io {
+        path: built.srcdir.clone(),
+        source: e,
+    })?;
+    if stale > 0 {
+        notes.push(format!("deleted {stale} stale .class file(s) before building"));
+    }
+    if !built.srcdir.join(&cfg.script).is_file() {
+        let detail = format!("{} is missing from {}", cfg.script, rel(&built.root, &built.srcdir));
+        return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
+    }
+    if let Some(ids) = sandbox.run_as() {
+        tree::chown_tree(built.scratch.path(), ids.uid, ids.gid).map_err(|e| BuildError::Io {
+            path: built.scratch.path().to_path_buf(),
+            source: e,
+        })?;
+    }
+
+    let cmd = Command::new(program, &built.srcdir).args(args);
+    let outcome = sandbox.run(&cmd, &cfg.limits)?;
+    let (verdict, detail) = judge_build(&outcome, cfg);
+    built.build.wall = outcome.wall;
+    built.build.log_tail = log_tail(&outcome);
+    Ok(finish(built, verdict, detail, notes))
+}
+
+/// Copy a folder or extract an archive into `root`. `Ok(Err(..))` is the submission's
+/// problem, described for the report.
+fn copy_in(
+    sub: &Submission,
+    root: &Path,
+    limits: &ExtractLimits,
+    notes: &mut Vec<String>,
+) -> Result<Result<(), String>, BuildError> {
+    if sub.path.is_dir() {
+        return match tree::copy_tree(&sub.path, root, limits) {
+            Ok(copied) => {
+                notes.extend(skipped_note(&copied.skipped));
+                Ok(Ok(()))
+            }
+            Err(tree::CopyError::TooBig(why)) => Ok(Err(format!("the submission is too big: {why}"))),
+            Err(tree::CopyError::Io { path, source }) => Err(BuildError::Io { path, source }),
+        };
+    }
+    if ArchiveKind::of_path(&sub.path).is_none() {
+        return Ok(Err(format!("{} is neither a folder nor an archive", sub.path.display())));
+    }
+    match archive::extract(&sub.path, root, limits) {
+        Ok(done) => {
+            notes.extend(skipped_note(&done.skipped));
+            Ok(Ok(()))
+        }
+        Err(archive::ArchiveError::Io { path, source }) => Err(BuildError::Io { path, source }),
+        Err(e) => Ok(Err(format!("could not extract: {e}"))),
+    }
+}
+
+/// Extract an archive found inside a student's folder next to itself.
+fn extract_beside(
+    archive_path: &Path,
+    root: &Path,
+    limits: &ExtractLimits,
+    notes: &mut Vec<String>,
+) -> Result<Result<(), String>, BuildError> {
+    let name = archive_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = ArchiveKind::of_name(&name).map_or(name.as_str(), |(_, stem)| stem);
+    let parent = archive_path.parent().unwrap_or(root);
+    let mut dest = parent.join(stem);
+    if dest.exists() {
+        dest = parent.join(format!("{stem}.extracted"));
+    }
+    match archive::extract(archive_path, &dest, limits) {
+        Ok(done) => {
+            notes.push(format!("extracted {}", rel(root, archive_path)));
+            notes.extend(skipped_note(&done.skipped));
+            Ok(Ok(()))
+        }
+        Err(archive::ArchiveError::Io { path, source }) => Err(BuildError::Io { path, source }),
+        Err(e) => Ok(Err(format!("could not extract {}: {e}", rel(root, archive_path)))),
+    }
+}
+
+/// Pick the source folder among `candidates` (shallowest first). `Ok(None)`: none usable.
+fn choose_srcdir(
+    root: &Path,
+    candidates: Vec<PathBuf>,
+    cfg: &BuildConfig,
+) -> Result<Option<(PathBuf, Option<String>)>, String> {
+    if candidates.is_empty() {
+        if root.join(&cfg.script).is_file() {
+            let note = format!("no folder named {:?}: building in the submission's top folder", cfg.srcdir);
+            return Ok(Some((root.to_path_buf(), Some(note))));
+        }
+        return Ok(None);
+    }
+    let with_script: Vec<&PathBuf> = candidates.iter().filter(|d| d.join(&cfg.script).is_file()).collect();
+    let pool: Vec<&PathBuf> = if with_script.is_empty() {
+        candidates.iter().collect()
+    } else {
+        with_script
+    };
+    let depth = |p: &Path| p.components().count();
+    let shallowest = depth(pool[0]);
+    let tied: Vec<&PathBuf> = pool.iter().copied().filter(|p| depth(p) == shallowest).collect();
+    let names = |dirs: &[&PathBuf]| dirs.iter().map(|d| rel(root, d)).collect::<Vec<_>>().join(", ");
+    if tied.len() > 1 {
+        return Err(format!("several folders named {:?}: {}", cfg.srcdir, names(&tied)));
+    }
+    let chosen = tied[0].clone();
+    let note = (candidates.len() > 1).then(|| {
+        let all: Vec<&PathBuf> = candidates.iter().collect();
+        format!(
+            "several folders named {:?} ({}): using {} (stacscheck would refuse)",
+            cfg.srcdir,
+            names(&all),
+            rel(root, &chosen)
+        )
+    });
+    Ok(Some((chosen, note)))
+}
+
+fn judge_build(outcome: &RunOutcome, cfg: &BuildConfig) -> (BuildVerdict, String) {
+    let command = cfg.command.join(" ");
+    if outcome.wall_limit_hit || outcome.cpu_limit_hit {
+        let which = if outcome.wall_limit_hit { "wall-clock" } else { "CPU" };
+        let limit = if outcome.wall_limit_hit { cfg.limits.wall } else { cfg.limits.cpu };
+        return (
+            BuildVerdict::BuildTimeout,
+            format!("{command} was killed at the {which} limit of {:.1} s", limit.as_secs_f64()),
+        );
+    }
+    if outcome.memory_limit_hit {
+        let detail = format!("{command} ran out of memory ({} MiB)", cfg.limits.memory_bytes >> 20);
+        return (BuildVerdict::BuildFailed, detail);
+    }
+    if outcome.output_limit_hit() {
+        let detail = format!("{command} printed more than {} bytes and was killed", cfg.limits.output_bytes);
+        return (BuildVerdict::BuildFailed, detail);
+    }
+    if outcome.exit.success() {
+        return (BuildVerdict::Ok, format!("{command} succeeded"));
+    }
+    (BuildVerdict::BuildFailed, format!("{command} failed: {}", outcome.exit.describe()))
+}
+
+/// The end of stdout then of stderr, within [`LOG_TAIL_BYTES`] together.
+fn log_tail(outcome: &RunOutcome) -> String {
+    let tail = |bytes: &[u8], max: usize| {
+        let start = bytes.len().saturating_sub(max);
+        let mut text = String::from_utf8_lossy(&bytes[start..]).into_owned();
+        if start > 0 {
+            text.insert_str(0, "[...]\n");
+        }
+        text
+    };
+    let (out, err) = (&outcome.stdout, &outcome.stderr);
+    match (out.is_empty(), err.is_empty()) {
+        (true, true) => String::new(),
+        (false, true) => tail(out, LOG_TAIL_BYTES),
+        (true, false) => tail(err, LOG_TAIL_BYTES),
+        (false, false) => {
+            let err_share = (LOG_TAIL_BYTES / 2).max(LOG_TAIL_BYTES.saturating_sub(out.len()));
+            let out_share = LOG_TAIL_BYTES - err_share.min(err.len());
+            let mut text = tail(out, out_share);
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("--- stderr ---\n");
+            text.push_str(&tail(err, err_share));
+            text
+        }
+    }
+}
+
+fn skipped_note(skipped: &[String]) -> Option<String> {
+    const SHOWN: usize = 5;
+    if skipped.is_empty() {
+        return None;
+    }
+    let mut list = skipped.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if skipped.len() > SHOWN {
+        list.push_str(&format!(" and {} more", skipped.len() - SHOWN));
+    }
+    Some(format!("not copied: {list}"))
+}
+
+fn rel(root: &Path, path: &Path) -> String {
+    let shown = path.strip_prefix(root).unwrap_or(path);
+    if shown.as_os_str().is_empty() {
+        ".".into()
+    } else {
+        shown.display().to_string()
+    }
+}
+
+fn finish(mut built: BuiltSubmission, verdict: BuildVerdict, detail: String, notes: Vec<String>) -> BuiltSubmission {
+    built.build.verdict = verdict;
+    built.build.detail = std::iter::once(detail)
+        .chain(notes)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    built
+}

@@ -1,0 +1,171 @@
+//! Process helpers: a process id → the live members of its process group (from /proc), the
+//! signals sent to a run, the reaping of the main process (status + rusage), and the probes
+//! for a pidfd and a network namespace.
+
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::time::Duration;
+
+use super::Exit;
+
+pub(crate) fn is_root() -> bool {
+    uid() == 0
+}
+
+pub(crate) fn uid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Live (non-zombie) processes whose process group is `pgid`, except `except`.
+pub(crate) fn group_members(pgid: i32, except: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != except)
+        .filter(|&pid| {
+            let Ok(stat) = std::fs::read(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // The command name may hold spaces and parentheses: fields start after the last ')'.
+            let Some(close) = stat.iter().rposition(|&b| b == b')') else {
+                return false;
+            };
+            let rest = String::from_utf8_lossy(&stat[close + 1..]);
+            let mut fields = rest.split_whitespace();
+            let state = fields.next();
+            let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+            state != Some("Z") && pgrp == Some(pgid)
+        })
+        .collect()
+}
+
+/// Processes (other than the harness) holding an end of one of these pipes: the only trace
+/// of a `setsid` escaper when there is no cgroup.
+pub(crate) fn pipe_holders(inodes: &[u64]) -> Vec<i32> {
+    let wanted: Vec<String> = inodes.iter().map(|i| format!("pipe:[{i}]")).collect();
+    let me = std::process::id() as i32;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|pid| {
+            let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+                return false;
+            };
+            fds.flatten().any(|fd| {
+                std::fs::read_link(fd.path())
+                    .is_ok_and(|target| wanted.iter().any(|w| target.as_os_str() == w.as_str()))
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn signal_group(pgid: i32, sig: i32) {
+    // SAFETY: kill(2) has no memory-safety preconditions; a negative pid names the group.
+    unsafe { libc::kill(-pgid, sig) };
+}
+
+/// What reaping the main process tells.
+pub(crate) struct Reaped {
+    pub exit: Exit,
+    pub cpu: Duration,
+    pub max_rss_kb: u64,
+}
+
+/// Reap `pid` (already exited, or about to be killed), with its rusage, which covers the
+/// process and every descendant it waited for.
+pub(crate) fn reap(pid: i32) -> io::Result<Reaped> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: zeroed rusage is a valid out-parameter.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: pointers to live locals.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINTR) {
+            return Err(err);
+        }
+    }
+    let exit = if libc::WIFSIGNALED(status) {
+        Exit::Signal(libc::WTERMSIG(status))
+    } else {
+        Exit::Code(libc::WEXITSTATUS(status))
+    };
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    Ok(Reaped {
+        exit,
+        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
+        max_rss_kb: usage.ru_maxrss.max(0) as u64,
+    })
+}
+
+/// A pidfd for `pid`: readable once the process has exited (before it is reaped).
+pub(crate) fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel just gave us this fd and nobody else owns it.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+pub(crate) fn probe_pidfd() -> Result<(), String> {
+    // SAFETY: getpid cannot fail.
+    let me = unsafe { libc::getpid() };
+    pidfd_open(me)
+        .map(drop)
+        .map_err(|e| format!("pidfd_open: {e}"))
+}
+
+/// Whether a child may unshare its network namespace, tried in a throw-away child.
+pub(crate) fn probe_netns() -> Result<(), String> {
+    // SAFETY: the child only calls async-signal-safe functions (unshare, _exit) before exiting,
+    // as required after fork in a multi-threaded process.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        // SAFETY: see above.
+        unsafe {
+            let code = if libc::unshare(libc::CLONE_NEWNET) == 0 {
+                0
+            } else {
+                *libc::__errno_location()
+            };
+            libc::_exit(code & 0xff);
+        }
+    }
+    let mut status = 0;
+    loop {
+        // SAFETY: pointer to a live local.
+        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if r == pid {
+            break;
+        }
+        if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return Err(format!("waitpid: {}", io::Error::last_os_error()));
+        }
+    }
+    match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+        (true, 0) => Ok(()),
+        (true, errno) => Err(format!(
+            "unshare(CLONE_NEWNET): {}",
+            io::Error::from_raw_os_error(errno)
+        )),
+        (false, _) => Err("unshare(CLONE_NEWNET) probe died".into()),
+    }
+}

@@ -1,0 +1,327 @@
+//! Tests of the sandbox against small adversarial programs (sh one-liners). Limits are small;
+//! nothing sleeps to synchronise: every check is made on the returned outcome or on /proc.
+
+use super::*;
+use std::time::Instant;
+
+fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
+    let tmp = tempfile::tempdir().unwrap();
+    let sb = Sandbox::probe_with(&tmp.path().join("scratch"), policy).unwrap();
+    (tmp, sb)
+}
+
+fn sandbox() -> (tempfile::TempDir, Sandbox) {
+    sandbox_with(Policy::default())
+}
+
+fn no_cgroups() -> Policy {
+    Policy {
+        use_cgroups: false,
+        ..Policy::default()
+    }
+}
+
+fn limits(wall_ms: u64) -> Limits {
+    Limits {
+        wall: Duration::from_millis(wall_ms),
+        cpu: Duration::from_secs(5),
+        memory_bytes: 256 << 20,
+        output_bytes: 1 << 20,
+    }
+}
+
+fn sh(tmp: &tempfile::TempDir, script: &str) -> Command {
+    Command::new("/bin/sh", tmp.path()).arg("-c").arg(script)
+}
+
+/// Processes whose command line is exactly `sleep <tag>`.
+fn survivors(tag: &str) -> Vec<i32> {
+    let wanted = format!("sleep\0{tag}\0");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted.as_bytes())
+        })
+        .collect()
+}
+
+#[test]
+fn exit_code_and_output() {
+    let (tmp, sb) = sandbox();
+    let out = sb.run(&sh(&tmp, "echo out; echo err >&2; exit 3"), &limits(5000)).unwrap();
+    assert_eq!(out.exit, Exit::Code(3));
+    assert_eq!(out.stdout, b"out\n");
+    assert_eq!(out.stderr, b"err\n");
+    assert!(!out.wall_limit_hit && !out.cpu_limit_hit && !out.memory_limit_hit);
+    assert!(!out.leftovers_killed && !out.output_limit_hit());
+}
+
+#[test]
+fn bytes_stay_bytes() {
+    let (tmp, sb) = sandbox();
+    let out = sb.run(&sh(&tmp, r"printf 'a\000b\377'"), &limits(5000)).unwrap();
+    assert_eq!(out.stdout, b"a\0b\xff");
+}
+
+#[test]
+fn death_by_signal() {
+    let (tmp, sb) = sandbox();
+    let out = sb.run(&sh(&tmp, "kill -SEGV $$"), &limits(5000)).unwrap();
+    assert_eq!(out.exit, Exit::Signal(libc::SIGSEGV));
+    assert_eq!(out.exit.describe(), "signal 11 (SIGSEGV)");
+}
+
+#[test]
+fn wall_limit_kills_a_sleeper() {
+    let (tmp, sb) = sandbox();
+    let start = Instant::now();
+    let out = sb.run(&Command::new("sleep", tmp.path()).arg("1005"), &limits(500)).unwrap();
+    assert!(out.wall_limit_hit);
+    assert_eq!(out.exit, Exit::Signal(libc::SIGTERM));
+    assert!(out.wall >= Duration::from_millis(500), "{:?}", out.wall);
+    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert!(!out.cpu_limit_hit);
+}
+
+#[test]
+fn sigterm_ignored_gets_sigkill() {
+    let (tmp, sb) = sandbox();
+    let start = Instant::now();
+    let out = sb.run(&sh(&tmp, "trap '' TERM; sleep 1006; sleep 1006"), &limits(500)).unwrap();
+    assert!(out.wall_limit_hit);
+    assert_eq!(out.exit, Exit::Signal(libc::SIGKILL));
+    assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+    assert!(survivors("1006").is_empty());
+}
+
+#[test]
+fn stdout_cap_ends_the_run() {
+    let (tmp, sb) = sandbox();
+    let mut lim = limits(10_000);
+    lim.output_bytes = 1000;
+    let start = Instant::now();
+    let out = sb.run(&Command::new("yes", tmp.path()), &lim).unwrap();
+    assert!(out.stdout_truncated && !out.stderr_truncated);
+    assert_eq!(out.stdout.len(), 1000);
+    assert!(!out.wall_limit_hit);
+    assert!(start.elapsed() < Duration::from_secs(3));
+}
+
+#[test]
+fn stderr_cap_ends_the_run() {
+    let (tmp, sb) = sandbox();
+    let mut lim = limits(10_000);
+    lim.output_bytes = 10_000;
+    let out = sb.run(&sh(&tmp, "yes >&2"), &lim).unwrap();
+    assert!(out.stderr_truncated && !out.stdout_truncated);
+    assert_eq!(out.stderr.len(), 10_000);
+}
+
+#[test]
+fn stdin_is_piped() {
+    let (tmp, sb) = sandbox();
+    let input = b"hello\0world\xff\n".to_vec();
+    let out = sb.run(&Command::new("cat", tmp.path()).stdin(input.clone()), &limits(5000)).unwrap();
+    assert_eq!(out.stdout, input);
+    assert_eq!(out.stdin_unwritten, 0);
+    // It is a pipe, never a file: a script may re-open /dev/stdin.
+    let out = sb.run(&sh(&tmp, "test -p /dev/stdin && cat /dev/stdin").stdin("x"), &limits(5000));
+    assert_eq!(out.unwrap().stdout, b"x");
+}
+
+#[test]
+fn big_stdin_never_read_does_not_hang() {
+    let (tmp, sb) = sandbox();
+    let big = vec![b'7'; 10 << 20];
+    let start = Instant::now();
+    let out = sb.run(&sh(&tmp, "echo done").stdin(big.clone()), &limits(5000)).unwrap();
+    assert_eq!(out.exit, Exit::Code(0));
+    assert_eq!(out.stdout, b"done\n");
+    assert!(out.stdin_unwritten > 0);
+    assert!(start.elapsed() < Duration::from_secs(2));
+    // Still alive, never reading: the wall limit ends it.
+    let out = sb.run(&Command::new("sleep", tmp.path()).arg("1007").stdin(big), &limits(500));
+    assert!(out.unwrap().wall_limit_hit);
+    assert!(start.elapsed() < Duration::from_secs(4));
+}
+
+#[test]
+fn background_child_is_killed_promptly() {
+    for policy in [Policy::default(), no_cgroups()] {
+        let (tmp, sb) = sandbox_with(policy);
+        let start = Instant::now();
+        let out = sb.run(&sh(&tmp, "sleep 1008 & echo hi"), &limits(10_000)).unwrap();
+        assert_eq!(out.stdout, b"hi\n");
+        assert_eq!(out.exit, Exit::Code(0));
+        assert!(out.leftovers_killed);
+        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        assert!(survivors("1008").is_empty());
+    }
+}
+
+#[test]
+fn setsid_escaper_holding_the_pipe_is_killed() {
+    // Without cgroups the pipe it holds gives it away; with them, the cgroup does.
+    for policy in [Policy::default(), no_cgroups()] {
+        let (tmp, sb) = sandbox_with(policy);
+        let start = Instant::now();
+        let out = sb.run(&sh(&tmp, "setsid sleep 1009 & echo hi"), &limits(10_000)).unwrap();
+        assert_eq!(out.stdout, b"hi\n");
+        assert!(out.leftovers_killed);
+        assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+        assert!(survivors("1009").is_empty());
+    }
+}
+
+#[test]
+fn setsid_escaper_without_pipes_is_killed_by_the_cgroup() {
+    let (tmp, sb) = sandbox();
+    if sb.cgroups.is_none() {
+        return;
+    }
+    let script = "setsid sleep 1010 </dev/null >/dev/null 2>&1 & echo hi";
+    let out = sb.run(&sh(&tmp, script), &limits(10_000)).unwrap();
+    assert_eq!(out.stdout, b"hi\n");
+    assert!(out.leftovers_killed);
+    assert!(survivors("1010").is_empty());
+}
+
+#[test]
+fn fork_bomb_is_contained() {
+    let (tmp, sb) = sandbox();
+    if sb.cgroups.is_none() {
+        return;
+    }
+    let start = Instant::now();
+    let out = sb.run(&sh(&tmp, "b() { b | b & }; b; sleep 1011"), &limits(1000)).unwrap();
+    assert!(out.wall_limit_hit || out.leftovers_killed);
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert!(survivors("1011").is_empty());
+}
+
+fn memory_hog() -> Option<&'static str> {
+    ["/usr/bin/python3", "/usr/local/bin/python3"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+}
+
+#[test]
+fn memory_hog_hits_the_limit() {
+    let Some(python) = memory_hog() else { return };
+    for policy in [Policy::default(), no_cgroups()] {
+        let (tmp, sb) = sandbox_with(policy);
+        let mut lim = limits(10_000);
+        lim.memory_bytes = 100 << 20;
+        let cmd = Command::new(python, tmp.path()).args(["-c", "x = bytearray(10**9); print(len(x))"]);
+        let out = sb.run(&cmd, &lim).unwrap();
+        assert!(out.memory_limit_hit, "{out:?}");
+        assert!(!out.exit.success());
+        assert!(out.stdout.is_empty());
+        if sb.memory_cgroup_active() {
+            assert_eq!(out.exit, Exit::Signal(libc::SIGKILL));
+            assert!(out.memory_peak_bytes.is_some_and(|p| p <= 100 << 20));
+        }
+    }
+}
+
+#[test]
+fn cpu_limit_backstop() {
+    let (tmp, sb) = sandbox();
+    let mut lim = limits(20_000);
+    lim.cpu = Duration::from_millis(300);
+    let out = sb.run(&sh(&tmp, "while :; do :; done"), &lim).unwrap();
+    assert!(out.cpu_limit_hit, "{out:?}");
+    assert!(!out.wall_limit_hit);
+    assert_eq!(out.exit, Exit::Signal(libc::SIGXCPU));
+    assert!(out.cpu >= Duration::from_millis(300));
+}
+
+#[test]
+fn environment_is_scrubbed() {
+    let (tmp, sb) = sandbox();
+    let cmd = Command::new("env", tmp.path())
+        .env("JAVA_TOOL_OPTIONS", "-Xmx1m")
+        .env("TESTDIR", "/somewhere");
+    let out = sb.run(&cmd, &limits(5000)).unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut names: Vec<&str> = text.lines().filter_map(|l| l.split('=').next()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["HOME", "LANG", "PATH", "TESTDIR", "TMPDIR"], "{text}");
+    let home = text.lines().find_map(|l| l.strip_prefix("HOME=")).unwrap();
+    assert!(Path::new(home).starts_with(sb.scratch_root()), "{home}");
+    assert!(text.contains(&format!("TMPDIR={home}\n")));
+    assert!(text.contains("LANG=C.UTF-8\n"));
+    assert!(!Path::new(home).exists(), "scratch folder left behind");
+}
+
+#[test]
+fn scratch_is_writable_and_removed_even_when_locked() {
+    let (tmp, sb) = sandbox();
+    let script = "mkdir -p $HOME/a/b && touch $HOME/a/b/f && chmod 000 $HOME/a/b $HOME/a && echo $HOME";
+    let out = sb.run(&sh(&tmp, script), &limits(5000)).unwrap();
+    assert_eq!(out.exit, Exit::Code(0), "{:?}", String::from_utf8_lossy(&out.stderr));
+    let home = String::from_utf8(out.stdout).unwrap();
+    assert!(!Path::new(home.trim()).exists());
+}
+
+#[test]
+fn no_network_when_isolated() {
+    let (tmp, sb) = sandbox();
+    if sb.netns.is_err() {
+        return;
+    }
+    let out = sb.run(&Command::new("cat", tmp.path()).arg("/proc/net/dev"), &limits(5000)).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let interfaces: Vec<&str> = text.lines().skip(2).filter_map(|l| l.split(':').next()).collect();
+    assert_eq!(interfaces.iter().map(|i| i.trim()).collect::<Vec<_>>(), ["lo"], "{text}");
+}
+
+#[test]
+fn missing_program_is_a_harness_error() {
+    let (tmp, sb) = sandbox();
+    let err = sb.run(&Command::new("/no/such/program", tmp.path()), &limits(1000)).unwrap_err();
+    assert!(matches!(err, SandboxError::Spawn { .. }), "{err}");
+}
+
+#[test]
+fn parallel_runs() {
+    let (tmp, sb) = sandbox();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let (sb, tmp) = (&sb, &tmp);
+                s.spawn(move || {
+                    let cmd = sh(tmp, &format!("cat; echo {i}")).stdin(format!("in{i} "));
+                    sb.run(&cmd, &limits(10_000)).unwrap()
+                })
+            })
+            .collect();
+        for (i, h) in handles.into_iter().enumerate() {
+            assert_eq!(h.join().unwrap().stdout, format!("in{i} {i}\n").as_bytes());
+        }
+    });
+}
+
+#[test]
+fn layers_are_reported() {
+    let (_tmp, sb) = sandbox();
+    let layers = sb.layers();
+    let names: Vec<&str> = layers.iter().map(|l| l.name.as_str()).collect();
+    for want in ["process group", "cgroup memory", "cgroup pids", "rlimits", "network namespace"] {
+        assert!(names.contains(&want), "{names:?}");
+    }
+    assert!(layers.iter().all(|l| !l.detail.is_empty()));
+    let (_tmp, sb) = sandbox_with(no_cgroups());
+    let memory = sb.layers().into_iter().find(|l| l.name == "cgroup memory").unwrap();
+    assert!(!memory.active);
+}
+
+#[test]
+fn describe_quotes_for_the_shell() {
+    let cmd = Command::new("java", "/x")
+        .args(["-cp", ".", "BHMain", "it's here", ""])
+        .env("TESTDIR", "/a b");
+    assert_eq!(describe(&cmd), r"TESTDIR='/a b' java -cp . BHMain 'it'\''s here' ''");
+}

@@ -1,0 +1,101 @@
+//! Bad input gets a clear error naming the file, line and column, and exit status 2.
+
+use std::path::Path;
+
+use crate::support::{bhgrade, quick_suite};
+
+fn mark_with_suite(suite: &Path) -> (i32, String) {
+    let out = tempfile::tempdir().unwrap();
+    let output = bhgrade()
+        .args(["mark", "--suite"])
+        .arg(suite)
+        .arg("--out")
+        .arg(out.path())
+        .arg(crate::support::repo().join("fixtures/submissions"))
+        .output()
+        .unwrap();
+    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+fn edit_suite(edit: impl FnOnce(String) -> String) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = quick_suite(dir.path());
+    let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
+    std::fs::write(suite.join("suite.yaml"), edit(yaml)).unwrap();
+    (dir, suite)
+}
+
+#[test]
+fn an_unknown_key_is_named_with_its_line_and_column() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replace("gave_up_credit: 0.25", "gave_up_credit: 0.25\ncolour: blue"));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("suite.yaml:"), "{stderr}");
+    assert!(stderr.contains("colour"), "{stderr}");
+}
+
+#[test]
+fn a_yes_is_not_a_boolean() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replace("visible: false", "visible: yes"));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("suite.yaml:"), "{stderr}");
+}
+
+#[test]
+fn a_missing_puzzle_is_named() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replace("instances/empty-layout.txt", "instances/nowhere.txt"));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("nowhere.txt"), "{stderr}");
+    let line = stderr.split("suite.yaml:").nth(1).expect("a position");
+    assert!(line.split(':').next().unwrap().parse::<u32>().is_ok(), "{stderr}");
+}
+
+#[test]
+fn an_unknown_kind_lists_the_known_ones() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replacen("kind: solveworm", "kind: solvewurm", 1));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("solvewurm") && stderr.contains("checkworm"), "{stderr}");
+}
+
+#[test]
+fn an_expected_answer_that_disagrees_with_the_reference_is_refused() {
+    let (_dir, suite) = edit_suite(|yaml| yaml);
+    let path = suite.join("expected.json");
+    let json = std::fs::read_to_string(&path).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    value["tests"]["part2/handout-unsolvable"]["answer"] = "1".into();
+    std::fs::write(&path, value.to_string()).unwrap();
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("part2/handout-unsolvable") && stderr.contains("disagrees"), "{stderr}");
+}
+
+#[test]
+fn a_missing_expected_answer_is_refused() {
+    let (_dir, suite) = edit_suite(|yaml| yaml);
+    std::fs::remove_file(suite.join("expected.json")).unwrap();
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("no expected answer") && stderr.contains("regen"), "{stderr}");
+}
+
+#[test]
+fn a_changed_puzzle_makes_the_expected_answer_stale() {
+    let (_dir, suite) = edit_suite(|yaml| yaml);
+    std::fs::write(suite.join("instances/empty-layout.txt"), "13 4 1\n1\n2 -1\n").unwrap();
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("part2/empty-layout") && stderr.contains("changed"), "{stderr}");
+}
+
+#[test]
+fn help_explains_the_commands() {
+    let output = bhgrade().arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    for word in ["mark", "test", "regen", "Exit status", "Examples"] {
+        assert!(text.contains(word), "--help lacks {word}: {text}");
+    }
+}

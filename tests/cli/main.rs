@@ -1,0 +1,6 @@
+//! The integration tests: one binary that drives the real `bhgrade` CLI against the fixtures
+//! (real Java submissions built with the real JDK) and checks verdicts, reports and errors.
+
+mod errors;
+mod mark;
+mod support;

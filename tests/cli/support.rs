@@ -1,0 +1,82 @@
+//! Shared helpers: the repository's paths, a quick copy of the bundled suite, and one marking
+//! run of every fixture submission shared by the tests that read its reports.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+
+pub fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn bhgrade() -> Command {
+    Command::cargo_bin("bhgrade").expect("the bhgrade binary is built")
+}
+
+/// Copies a folder tree (files and folders only).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.expect("walk fixture");
+        let target = to.join(entry.path().strip_prefix(from).expect("inside"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// The bundled suite with a small wall-clock limit, so a program that never ends costs little.
+pub fn quick_suite(dir: &Path) -> PathBuf {
+    let suite = dir.join("suite");
+    copy_tree(&repo().join("suites/cs3105-p1"), &suite);
+    let yaml = std::fs::read_to_string(suite.join("suite.yaml")).expect("read suite");
+    let quick = yaml.replace("wall_seconds: 10", "wall_seconds: 3");
+    assert_ne!(yaml, quick, "the bundled suite sets a 10 s limit to shorten");
+    std::fs::write(suite.join("suite.yaml"), quick).expect("write suite");
+    suite
+}
+
+/// The reports of one marking run of every fixture submission with the quick suite.
+pub struct Marked {
+    _dir: tempfile::TempDir,
+    pub out: PathBuf,
+    pub status: i32,
+    pub stderr: String,
+}
+
+impl Marked {
+    pub fn json(&self, student: &str) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.out.join(format!("{student}.json")))
+            .unwrap_or_else(|e| panic!("no report for {student}: {e}"));
+        serde_json::from_str(&text).expect("valid JSON")
+    }
+
+    pub fn text(&self, name: &str) -> String {
+        std::fs::read_to_string(self.out.join(name)).unwrap_or_else(|e| panic!("no {name}: {e}"))
+    }
+}
+
+pub fn marked() -> &'static Marked {
+    static MARKED: OnceLock<Marked> = OnceLock::new();
+    MARKED.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let suite = quick_suite(dir.path());
+        let out = dir.path().join("out");
+        let output = bhgrade()
+            .args(["mark", "--jobs", "2", "--suite"])
+            .arg(&suite)
+            .arg("--out")
+            .arg(&out)
+            .arg(repo().join("fixtures/submissions"))
+            .output()
+            .expect("run bhgrade mark");
+        Marked {
+            _dir: dir,
+            out,
+            status: output.status.code().unwrap_or(-1),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    })
+}
