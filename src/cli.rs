@@ -9,9 +9,10 @@ use clap::{Args, Parser, Subcommand};
 
 use bhgrade::build::{self, Submission};
 use bhgrade::pipeline::{self, MarkOptions};
+use bhgrade::regen;
 use bhgrade::report::{self, Reporter};
 use bhgrade::sandbox::Sandbox;
-use bhgrade::suite::{self, ExpectedFile, StoredAnswer, Suite};
+use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
 
 const BUNDLED_SUITE: &str = "suites/cs3105-p1";
@@ -213,14 +214,11 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
 fn regen(args: RegenArgs) -> Result<u8, CliError> {
     let dir = bundled(&args.suite);
     let definition = suite::load_definition(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let mut file = ExpectedFile { suite: definition.name.clone(), ..ExpectedFile::default() };
-    for test in definition.tests() {
-        let expected = suite::reference_answer(definition.referee.as_ref(), test).map_err(|e| CliError::BadInput(e.to_string()))?;
-        let answer = StoredAnswer { answer: expected.answer, nodes: expected.nodes, input_digest: test.input_digest.clone() };
-        file.tests.insert(test.id.clone(), answer);
-    }
-    file.write(&definition.dir).map_err(|e| CliError::Harness(format!("cannot write expected answers: {e}")))?;
-    eprintln!("stored {} expected answers in {}", file.tests.len(), definition.dir.join(suite::EXPECTED_FILE).display());
+    let stored = regen::regenerate(&definition).map_err(|e| match e {
+        regen::RegenError::Suite(e) => CliError::BadInput(e.to_string()),
+        regen::RegenError::Write { .. } => CliError::Harness(e.to_string()),
+    })?;
+    eprintln!("stored {} expected answers in {}", stored.tests.len(), dir.join(suite::EXPECTED_FILE).display());
     Ok(0)
 }
 

@@ -9,7 +9,8 @@
 //! - [`verdict`]: run outcome + the reference's judgement → a [`verdict::Verdict`];
 //! - [`score`]: verdicts + weights → marks;
 //! - [`report`]: events → markdown, JSON, CSV and progress (the only code that writes output);
-//! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events.
+//! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events;
+//! - [`regen`]: a suite → its expected answers from the reference (the organiser's tool).
 
 pub mod archive;
 pub mod build;
@@ -17,6 +18,7 @@ pub mod environment;
 pub mod fsutil;
 pub mod games;
 pub mod pipeline;
+pub mod regen;
 pub mod report;
 pub mod sandbox;
 pub mod score;
