@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::{mpsc, Condvar, Mutex, RwLock};
 
 use crate::build::{self, BuildConfig, BuildVerdict, BuiltSubmission, Submission};
 use crate::report::model::{BuildSection, CheckRow, ClassReport, Environment, PartReport, StudentReport, TestReport};
@@ -45,7 +45,8 @@ struct PlannedRun {
 /// What a worker is asked to do.
 enum Job {
     Build(usize),
-    Run { student: usize, run: usize, command: Command, limits: Limits },
+    /// `alone`: no other build or run may go on meanwhile (a time-limit verdict's re-run).
+    Run { student: usize, run: usize, command: Command, limits: Limits, alone: bool },
 }
 
 /// What a worker reports back.
@@ -102,6 +103,8 @@ struct InProgress {
     runs: Vec<PlannedRun>,
     outcomes: Vec<Option<Result<RunOutcome, SandboxError>>>,
     remaining: usize,
+    /// Runs that hit a time limit while others ran, and were queued to run again alone.
+    rerun_alone: Vec<bool>,
 }
 
 /// Marks every submission against the suite, telling `reporters` as results come in.
@@ -122,6 +125,8 @@ pub fn mark(
     };
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: tests.len() })?;
 
+    // Runs hold this shared; a re-run that must have the machine to itself holds it exclusively.
+    let machine = RwLock::new(());
     let queue = SharedQueue { queue: Mutex::new(Queue::default()), ready: Condvar::new() };
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let mut reports: Vec<StudentReport> = Vec::with_capacity(submissions.len());
@@ -129,16 +134,24 @@ pub fn mark(
     let result = std::thread::scope(|scope| -> Result<(), PipelineError> {
         for _ in 0..options.jobs.max(1) {
             let done_tx = done_tx.clone();
-            let (queue, build_config) = (&queue, &build_config);
+            let (queue, build_config, machine) = (&queue, &build_config, &machine);
             scope.spawn(move || {
                 while let Some(job) = queue.pop() {
                     let done = match job {
-                        Job::Build(student) => Done::Built(
-                            student,
-                            build::prepare(&submissions[student], build_config, &options.scratch_root, sandbox),
-                        ),
-                        Job::Run { student, run, command, limits } => {
-                            Done::Ran { student, run, outcome: sandbox.run(&command, &limits) }
+                        Job::Build(student) => {
+                            let _shared = machine.read().unwrap_or_else(|e| e.into_inner());
+                            let built = build::prepare(&submissions[student], build_config, &options.scratch_root, sandbox);
+                            Done::Built(student, built)
+                        }
+                        Job::Run { student, run, command, limits, alone } => {
+                            let outcome = if alone {
+                                let _only_run = machine.write().unwrap_or_else(|e| e.into_inner());
+                                sandbox.run(&command, &limits)
+                            } else {
+                                let _shared = machine.read().unwrap_or_else(|e| e.into_inner());
+                                sandbox.run(&command, &limits)
+                            };
+                            Done::Ran { student, run, outcome }
                         }
                     };
                     if done_tx.send(done).is_err() {
@@ -166,23 +179,33 @@ pub fn mark(
                         };
                         for (run, planned) in runs.iter().enumerate() {
                             let (command, limits) = (planned.command.clone(), planned.limits);
-                            queue.push(Job::Run { student, run, command, limits });
+                            queue.push(Job::Run { student, run, command, limits, alone: false });
                         }
                         let outcomes = runs.iter().map(|_| None).collect();
-                        let remaining = runs.len();
-                        progress.insert(student, InProgress { built: Some(built), runs, outcomes, remaining });
+                        let (remaining, rerun_alone) = (runs.len(), vec![false; runs.len()]);
+                        progress.insert(student, InProgress { built: Some(built), runs, outcomes, remaining, rerun_alone });
                         student
                     }
                     Done::Built(student, Err(error)) => {
                         let name = &submissions[student].name;
                         harness_problems.push(format!("{name}: could not prepare the submission: {error}"));
-                        progress.insert(student, InProgress { built: None, runs: Vec::new(), outcomes: Vec::new(), remaining: 0 });
+                        let nothing = InProgress { built: None, runs: Vec::new(), outcomes: Vec::new(), remaining: 0, rerun_alone: Vec::new() };
+                        progress.insert(student, nothing);
                         student
                     }
                     Done::Ran { student, run, outcome } => {
                         let entry = progress.get_mut(&student).expect("runs follow their build");
-                        entry.outcomes[run] = Some(outcome);
-                        entry.remaining -= 1;
+                        let timed_out = matches!(&outcome, Ok(o) if o.wall_limit_hit || o.cpu_limit_hit);
+                        if timed_out && options.jobs > 1 && !entry.rerun_alone[run] {
+                            // Others competed for the machine: the limit counts only if it bites alone.
+                            entry.rerun_alone[run] = true;
+                            let planned = &entry.runs[run];
+                            let (command, limits) = (planned.command.clone(), planned.limits);
+                            queue.push(Job::Run { student, run, command, limits, alone: true });
+                        } else {
+                            entry.outcomes[run] = Some(outcome);
+                            entry.remaining -= 1;
+                        }
                         student
                     }
                 };
@@ -272,10 +295,15 @@ fn student_report(
         },
     };
     let mut test_reports: Vec<Option<TestReport>> = vec![None; tests.len()];
-    for (run, outcome) in entry.runs.iter().zip(&entry.outcomes) {
+    for ((run, outcome), &rerun_alone) in entry.runs.iter().zip(&entry.outcomes).zip(&entry.rerun_alone) {
         let outcome = outcome.as_ref().expect("every run finished");
         for &index in &run.tests {
-            test_reports[index] = Some(test_report(suite, tests[index], &run.command, outcome.as_ref()));
+            let mut report = test_report(suite, tests[index], &run.command, outcome.as_ref());
+            report.rerun_alone = rerun_alone;
+            if rerun_alone && report.verdict == Verdict::TimeLimit {
+                report.explanation.push_str(" (confirmed when re-run with nothing else running)");
+            }
+            test_reports[index] = Some(report);
         }
     }
     let harness_failed = entry.built.is_none();
@@ -358,6 +386,7 @@ fn not_run(suite: &Suite, test: &Test, verdict: Verdict) -> TestReport {
         input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
         first_line: String::new(),
         stderr_tail: String::new(),
+        rerun_alone: false,
     }
 }
 

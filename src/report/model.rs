@@ -68,6 +68,8 @@ pub struct TestReport {
     pub first_line: String,
     /// The end of what the program printed on standard error.
     pub stderr_tail: String,
+    /// Whether the run hit a time limit beside other runs and was run again alone to confirm it.
+    pub rerun_alone: bool,
 }
 
 /// A row of the handout's check table.
