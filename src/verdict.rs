@@ -121,15 +121,20 @@ pub fn decide(
     if run.memory_limit_hit {
         return Decision::new(Verdict::MemoryLimit, format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20));
     }
-    match run.exit {
-        Exit::Code(0) => {}
-        Exit::Code(code) => return Decision::new(Verdict::RuntimeError, format!("exited with status {code}")),
-        Exit::Signal(signal) => {
-            return Decision::new(Verdict::RuntimeError, format!("killed by signal {signal} ({})", signal_name(signal)));
-        }
+    // A program killed because it passed the output cap died of the limit, not of a crash.
+    let crashed = match run.exit {
+        Exit::Code(code) => code != 0,
+        Exit::Signal(_) => !run.output_limit_hit(),
+    };
+    if crashed {
+        return Decision::new(Verdict::RuntimeError, format!("ended with {}", run.exit.describe()));
     }
-    if run.stdout_truncated {
-        return Decision::new(Verdict::OutputLimit, format!("printed more than the output limit of {} KiB", limits.output_bytes >> 10));
+    if run.output_limit_hit() {
+        let stream = if run.stdout_truncated { "standard output" } else { "standard error" };
+        return Decision::new(
+            Verdict::OutputLimit,
+            format!("printed more than the output limit of {} KiB on {stream}", limits.output_bytes >> 10),
+        );
     }
     if run.stdout.iter().all(u8::is_ascii_whitespace) {
         return Decision::new(Verdict::NoOutput, "printed nothing on standard output");
@@ -140,27 +145,5 @@ pub fn decide(
         Ok(Judgement::WrongAnswer { explanation }) => Decision::new(Verdict::WrongAnswer, explanation),
         Ok(Judgement::FormatError { explanation }) => Decision::new(Verdict::FormatError, explanation),
         Ok(Judgement::GaveUp) => Decision::new(Verdict::GaveUp, "answered -1: could not decide"),
-    }
-}
-
-/// The conventional name of a signal, for explanations.
-pub fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        _ => "unknown signal",
     }
 }
