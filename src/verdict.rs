@@ -147,3 +147,94 @@ pub fn decide(
         Ok(Judgement::GaveUp) => Decision::new(Verdict::GaveUp, "answered -1: could not decide"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::sandbox::Limits;
+
+    const LIMITS: Limits =
+        Limits { wall: Duration::from_secs(1), cpu: Duration::from_secs(1), memory_bytes: 64 << 20, output_bytes: 1024 };
+
+    fn run(stdout: &[u8]) -> RunOutcome {
+        RunOutcome {
+            exit: Exit::Code(0),
+            wall_limit_hit: false,
+            cpu_limit_hit: false,
+            memory_limit_hit: false,
+            stdout: stdout.to_vec(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            wall: Duration::from_millis(5),
+            cpu: Duration::from_millis(5),
+            peak_rss_kb: 1,
+            memory_peak_bytes: None,
+            leftovers_killed: false,
+            stdin_unwritten: 0,
+        }
+    }
+
+    fn verdict_of(outcome: &RunOutcome) -> Verdict {
+        decide(Ok(outcome), &LIMITS, |_| Ok(Judgement::Accepted)).verdict
+    }
+
+    /// Every combination of the run's failure flags gets the verdict of the first one in the
+    /// fixed order.
+    #[test]
+    fn the_first_failure_in_the_fixed_order_wins() {
+        for mask in 0u32..64 {
+            let bit = |n: u32| mask & (1 << n) != 0;
+            let mut outcome = run(if bit(5) { b"" } else { b"true\n" });
+            outcome.wall_limit_hit = bit(0);
+            outcome.memory_limit_hit = bit(1);
+            outcome.exit = if bit(2) { Exit::Code(1) } else { Exit::Code(0) };
+            outcome.stdout_truncated = bit(3);
+            outcome.cpu_limit_hit = bit(4);
+            let expected = if bit(0) || bit(4) {
+                Verdict::TimeLimit
+            } else if bit(1) {
+                Verdict::MemoryLimit
+            } else if bit(2) {
+                Verdict::RuntimeError
+            } else if bit(3) {
+                Verdict::OutputLimit
+            } else if bit(5) {
+                Verdict::NoOutput
+            } else {
+                Verdict::Accepted
+            };
+            assert_eq!(verdict_of(&outcome), expected, "mask {mask:06b}");
+        }
+    }
+
+    #[test]
+    fn a_kill_for_flooding_output_is_an_output_limit_and_a_crash_by_signal_is_named() {
+        let mut flood = run(b"yyyy");
+        flood.exit = Exit::Signal(libc::SIGKILL);
+        flood.stdout_truncated = true;
+        assert_eq!(verdict_of(&flood), Verdict::OutputLimit);
+        let mut crash = run(b"");
+        crash.exit = Exit::Signal(libc::SIGSEGV);
+        let decision = decide(Ok(&crash), &LIMITS, |_| Ok(Judgement::Accepted));
+        assert_eq!(decision.verdict, Verdict::RuntimeError);
+        assert!(decision.explanation.contains("SIGSEGV"), "{}", decision.explanation);
+    }
+
+    #[test]
+    fn the_judgement_decides_a_clean_run_and_a_referee_failure_is_the_harness() {
+        let clean = run(b"1 0 2\r\nmore\n");
+        let mut seen = Vec::new();
+        let wrong = decide(Ok(&clean), &LIMITS, |line| {
+            seen.extend_from_slice(line);
+            Ok(Judgement::WrongAnswer { explanation: "no".into() })
+        });
+        assert_eq!(seen, b"1 0 2");
+        assert_eq!(wrong.verdict, Verdict::WrongAnswer);
+        let failed = decide(Ok(&clean), &LIMITS, |_| Err(RefereeError::Undecided { reason: "budget".into() }));
+        assert_eq!(failed.verdict, Verdict::HarnessError);
+        assert_eq!(decide(Ok(&clean), &LIMITS, |_| Ok(Judgement::GaveUp)).verdict, Verdict::GaveUp);
+    }
+}

@@ -13,8 +13,7 @@ pub fn visible_line(bytes: &[u8]) -> String {
     let text = escape_bytes(bytes);
     let trimmed_len = text.trim_end_matches(' ').len();
     let mut shown = String::new();
-    let mut count = 0;
-    for (index, c) in text.char_indices() {
+    for (count, (index, c)) in text.char_indices().enumerate() {
         if count == FIRST_LINE_CHARS {
             let rest = text[index..].chars().count();
             shown.push_str(&format!("… ({rest} more characters)"));
@@ -27,7 +26,6 @@ pub fn visible_line(bytes: &[u8]) -> String {
             '`' => shown.push('\''),
             other => shown.push(other),
         }
-        count += 1;
     }
     format!("`{shown}`")
 }
