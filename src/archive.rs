@@ -34,10 +34,7 @@ pub struct ExtractLimits {
 
 impl Default for ExtractLimits {
     fn default() -> ExtractLimits {
-        ExtractLimits {
-            max_total_bytes: 256 << 20,
-            max_entries: 20_000,
-        }
+        ExtractLimits { max_total_bytes: 256 << 20, max_entries: 20_000 }
     }
 }
 
@@ -61,8 +58,9 @@ impl ArchiveKind {
             (".zip", ArchiveKind::Zip),
         ];
         kinds.into_iter().find_map(|(ext, kind)| {
-            let stem_len = name.len() - ext.len();
-            (lower.ends_with(ext) && stem_len > 0).then(|| (kind, &name[..stem_len]))
+            // The extension is ASCII, so the stem ends on a character boundary.
+            let stem_len = name.len().checked_sub(ext.len()).filter(|&n| n > 0)?;
+            lower.ends_with(ext).then(|| (kind, &name[..stem_len]))
         })
     }
 
@@ -122,17 +120,9 @@ impl ArchiveError {
 /// Extract `archive` into `dest` (created if missing; it should be empty).
 pub fn extract(archive: &Path, dest: &Path, limits: &ExtractLimits) -> Result<Extracted, ArchiveError> {
     let kind = ArchiveKind::of_path(archive).ok_or_else(|| ArchiveError::UnknownKind(archive.to_path_buf()))?;
-    fs::create_dir_all(dest).map_err(|source| ArchiveError::Io {
-        path: dest.to_path_buf(),
-        source,
-    })?;
+    fs::create_dir_all(dest).map_err(|source| ArchiveError::Io { path: dest.to_path_buf(), source })?;
     let file = File::open(archive).map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
-    let mut sink = Sink {
-        dest,
-        limits: *limits,
-        done: Extracted::default(),
-        entries: 0,
-    };
+    let mut sink = Sink { dest, limits: *limits, done: Extracted::default(), entries: 0 };
     match kind {
         ArchiveKind::Zip => extract_zip(file, &mut sink)?,
         ArchiveKind::Tar => extract_tar(file, &mut sink)?,
@@ -166,9 +156,7 @@ fn extract_zip(file: File, sink: &mut Sink<'_>) -> Result<(), ArchiveError> {
         } else if mode.is_some_and(|m| m & 0o170000 != 0 && m & 0o170000 != 0o100000) {
             Entry::Skip("special file")
         } else {
-            Entry::File {
-                executable: mode.is_some_and(|m| m & 0o111 != 0),
-            }
+            Entry::File { executable: mode.is_some_and(|m| m & 0o111 != 0) }
         };
         sink.entry(&name, kind, &mut entry)?;
     }
@@ -184,9 +172,9 @@ fn extract_tar(reader: impl Read, sink: &mut Sink<'_>) -> Result<(), ArchiveErro
         let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
         let header = entry.header();
         let kind = match header.entry_type() {
-            EntryType::Regular | EntryType::Continuous => Entry::File {
-                executable: header.mode().is_ok_and(|m| m & 0o111 != 0),
-            },
+            EntryType::Regular | EntryType::Continuous => {
+                Entry::File { executable: header.mode().is_ok_and(|m| m & 0o111 != 0) }
+            }
             EntryType::Directory => Entry::Dir,
             EntryType::Symlink | EntryType::Link => Entry::Skip("link"),
             EntryType::Char | EntryType::Block | EntryType::Fifo => Entry::Skip("special file"),
@@ -252,13 +240,7 @@ impl Sink<'_> {
 }
 
 /// Copy at most `max` bytes; read errors are the archive's fault, write errors ours.
-fn copy_bounded(
-    data: &mut impl Read,
-    out: &mut File,
-    max: u64,
-    name: &str,
-    path: &Path,
-) -> Result<u64, ArchiveError> {
+fn copy_bounded(data: &mut impl Read, out: &mut File, max: u64, name: &str, path: &Path) -> Result<u64, ArchiveError> {
     let mut buf = vec![0u8; 64 * 1024];
     let mut total = 0u64;
     while total < max {
@@ -280,24 +262,15 @@ fn copy_bounded(
 fn write_error(name: &str, path: &Path, e: io::Error) -> ArchiveError {
     let clash = [libc::ENOTDIR, libc::EISDIR, libc::EEXIST, libc::ENAMETOOLONG, libc::ELOOP];
     match e.raw_os_error() {
-        Some(code) if clash.contains(&code) => ArchiveError::BadEntry {
-            name: name.to_string(),
-            reason: e.to_string(),
-        },
-        _ => ArchiveError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        },
+        Some(code) if clash.contains(&code) => ArchiveError::BadEntry { name: name.to_string(), reason: e.to_string() },
+        _ => ArchiveError::Io { path: path.to_path_buf(), source: e },
     }
 }
 
 /// The entry's path as a relative path with only normal components.
 fn safe_relative(name: &str) -> Result<PathBuf, ArchiveError> {
     if name.contains('\0') {
-        return Err(ArchiveError::BadEntry {
-            name: name.to_string(),
-            reason: "NUL in name".into(),
-        });
+        return Err(ArchiveError::BadEntry { name: name.to_string(), reason: "NUL in name".into() });
     }
     let mut rel = PathBuf::new();
     for component in Path::new(name).components() {
@@ -305,9 +278,7 @@ fn safe_relative(name: &str) -> Result<PathBuf, ArchiveError> {
             Component::Normal(part) => rel.push(part),
             Component::CurDir => {}
             Component::ParentDir => return Err(ArchiveError::ParentComponent(name.to_string())),
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(ArchiveError::AbsolutePath(name.to_string()))
-            }
+            Component::RootDir | Component::Prefix(_) => return Err(ArchiveError::AbsolutePath(name.to_string())),
         }
     }
     Ok(rel)

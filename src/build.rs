@@ -18,7 +18,7 @@
 //! each is extracted next to itself (`work.zip` → `work/`) and the search is made again.
 //!
 //! ```no_run
-//! use bhgrade::build::{discover, prepare, BuildConfig};
+//! use bhgrade::build::{discover, prepare, BuildConfig, BuildVerdict};
 //! # fn demo(sandbox: &bhgrade::sandbox::Sandbox, limits: bhgrade::sandbox::Limits) -> Result<(), bhgrade::build::BuildError> {
 //! let config = BuildConfig {
 //!     srcdir: "src".into(),
@@ -28,14 +28,18 @@
 //! };
 //! for sub in discover("submissions".as_ref())? {
 //!     let built = prepare(&sub, &config, "/tmp/scratch".as_ref(), sandbox)?;
-//!     println!("{}: {:?}", built.name, built.build.verdict);
+//!     if built.build.verdict == BuildVerdict::Ok {
+//!         // run the tests in `built.srcdir`; `built.build.detail` says what happened
+//!     }
 //! }
 //! # Ok(()) }
 //! ```
 
-mod tree;
 #[cfg(test)]
 mod tests;
+mod tree;
+
+pub(crate) use tree::content_hash;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -106,16 +110,9 @@ pub struct BuiltSubmission {
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("two entries for student {name:?}: {first} and {second}")]
-    DuplicateName {
-        name: String,
-        first: PathBuf,
-        second: PathBuf,
-    },
+    DuplicateName { name: String, first: PathBuf, second: PathBuf },
     #[error("the build command is empty")]
     EmptyCommand,
     #[error("the sandbox failed during the build: {0}")]
@@ -123,10 +120,7 @@ pub enum BuildError {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
-    move |source| BuildError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| BuildError::Io { path: path.to_path_buf(), source }
 }
 
 /// One [`Submission`] per student in `dir`: each folder, and each `.zip`, `.tar`, `.tar.gz`
@@ -172,17 +166,11 @@ pub fn prepare(
 ) -> Result<BuiltSubmission, BuildError> {
     let (program, args) = cfg.command.split_first().ok_or(BuildError::EmptyCommand)?;
     fs::create_dir_all(scratch_root).map_err(io_err(scratch_root))?;
-    let scratch = tempfile::Builder::new()
-        .prefix("build-")
-        .tempdir_in(scratch_root)
-        .map_err(io_err(scratch_root))?;
+    let scratch = tempfile::Builder::new().prefix("build-").tempdir_in(scratch_root).map_err(io_err(scratch_root))?;
     // The copy keeps the original's name, so that a submission folder that is itself the
     // source folder is found as such.
-    let top_name = sub
-        .path
-        .file_name()
-        .filter(|_| sub.path.is_dir())
-        .map_or_else(|| "submission".into(), |n| n.to_os_string());
+    let top_name =
+        sub.path.file_name().filter(|_| sub.path.is_dir()).map_or_else(|| "submission".into(), |n| n.to_os_string());
     let root = scratch.path().join(top_name);
     let mut notes: Vec<String> = Vec::new();
     let mut built = BuiltSubmission {
@@ -203,10 +191,8 @@ pub fn prepare(
     if let Err(problem) = copy_in(sub, &built.root, &limits, &mut notes)? {
         return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
     }
-    built.content_hash = tree::content_hash(&built.root).map_err(|e| BuildError::Io {
-        path: built.root.clone(),
-        source: e,
-    })?;
+    built.content_hash =
+        tree::content_hash(&built.root).map_err(|e| BuildError::Io { path: built.root.clone(), source: e })?;
     let mut candidates = tree::find_dirs_named(&built.root, &cfg.srcdir);
     if candidates.is_empty() && sub.path.is_dir() {
         for nested in tree::archives_in(&built.root, 2) {
@@ -222,18 +208,13 @@ pub fn prepare(
             notes.extend(note);
         }
         Ok(None) => {
-            let detail = format!(
-                "no folder named {:?} and no {} at the top of the submission",
-                cfg.srcdir, cfg.script
-            );
+            let detail = format!("no folder named {:?} and no {} at the top of the submission", cfg.srcdir, cfg.script);
             return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
         }
         Err(problem) => return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes)),
     }
-    let stale = tree::delete_classes(&built.srcdir).map_err(|e| BuildError::Io {
-        path: built.srcdir.clone(),
-        source: e,
-    })?;
+    let stale =
+        tree::delete_classes(&built.srcdir).map_err(|e| BuildError::Io { path: built.srcdir.clone(), source: e })?;
     if stale > 0 {
         notes.push(format!("deleted {stale} stale .class file(s) before building"));
     }
@@ -242,10 +223,10 @@ pub fn prepare(
         return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
     }
     if let Some(ids) = sandbox.run_as() {
-        tree::chown_tree(built.scratch.path(), ids.uid, ids.gid).map_err(|e| BuildError::Io {
-            path: built.scratch.path().to_path_buf(),
-            source: e,
-        })?;
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(scratch_root, fs::Permissions::from_mode(0o711)).map_err(io_err(scratch_root))?;
+        tree::chown_tree(built.scratch.path(), ids.uid, ids.gid)
+            .map_err(|e| BuildError::Io { path: built.scratch.path().to_path_buf(), source: e })?;
     }
 
     let cmd = Command::new(program, &built.srcdir).args(args);
@@ -326,11 +307,7 @@ fn choose_srcdir(
         return Ok(None);
     }
     let with_script: Vec<&PathBuf> = candidates.iter().filter(|d| d.join(&cfg.script).is_file()).collect();
-    let pool: Vec<&PathBuf> = if with_script.is_empty() {
-        candidates.iter().collect()
-    } else {
-        with_script
-    };
+    let pool: Vec<&PathBuf> = if with_script.is_empty() { candidates.iter().collect() } else { with_script };
     let depth = |p: &Path| p.components().count();
     let shallowest = depth(pool[0]);
     let tied: Vec<&PathBuf> = pool.iter().copied().filter(|p| depth(p) == shallowest).collect();
@@ -427,10 +404,6 @@ fn rel(root: &Path, path: &Path) -> String {
 
 fn finish(mut built: BuiltSubmission, verdict: BuildVerdict, detail: String, notes: Vec<String>) -> BuiltSubmission {
     built.build.verdict = verdict;
-    built.build.detail = std::iter::once(detail)
-        .chain(notes)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ");
+    built.build.detail = std::iter::once(detail).chain(notes).filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
     built
 }

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 
 use bhgrade::build::{self, Submission};
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use bhgrade::pipeline::{self, MarkOptions};
+use bhgrade::store::ResultStore;
 use bhgrade::regen;
 use bhgrade::report::{self, Reporter};
 use bhgrade::sandbox::Sandbox;
@@ -44,6 +47,9 @@ OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was mark
     /// Run a suite's visible tests on one submission and print its report (what a student runs).
     #[command(after_help = "Exit status 0 when every test is accepted, 1 when any is not.")]
     Test(TestArgs),
+    /// Combine the outputs of sharded `mark --shard K/N` runs into one summary and gradebook.
+    #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.")]
+    Merge(MergeArgs),
     /// Recompute and store every test's expected answer with the reference.
     Regen(RegenArgs),
     /// Show which isolation layers this machine offers.
@@ -67,9 +73,27 @@ struct MarkArgs {
     submissions: PathBuf,
     #[command(flatten)]
     common: Common,
-    /// Where the reports go.
+    /// Where the reports go (and the stored results that let an interrupted marking resume).
     #[arg(long, value_name = "DIR", default_value = "reports")]
     out: PathBuf,
+    /// Redo every build and run, ignoring results stored by an earlier marking into OUT.
+    #[arg(long)]
+    force: bool,
+    /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
+    /// class over machines; combine the outputs with `bhgrade merge`.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+}
+
+/// `K/N` with 1 <= K <= N.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
+    let k: usize = k.trim().parse().map_err(|_| format!("`{k}` is not a shard number"))?;
+    let n: usize = n.trim().parse().map_err(|_| format!("`{n}` is not a number of shards"))?;
+    if k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
+    }
+    Ok((k, n))
 }
 
 #[derive(Debug, Args)]
@@ -88,6 +112,16 @@ struct TestArgs {
     /// Run the hidden tests too (for markers checking one submission).
     #[arg(long)]
     all: bool,
+}
+
+#[derive(Debug, Args)]
+struct MergeArgs {
+    /// The output folders of the shards.
+    #[arg(value_name = "DIRS", required = true)]
+    dirs: Vec<PathBuf>,
+    /// Where the combined reports go.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -120,6 +154,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
         Command::Mark(args) => mark(args),
         Command::Test(args) => test(args),
+        Command::Merge(args) => merge(args),
         Command::Regen(args) => regen(args),
         Command::Doctor => doctor(),
     }
@@ -156,17 +191,30 @@ fn scratch_and_sandbox() -> Result<(tempfile::TempDir, Sandbox), CliError> {
 fn mark(args: MarkArgs) -> Result<u8, CliError> {
     let suite = load_suite(&args.common.suite)?;
     let dir = bundled(&args.submissions);
-    let submissions = build::discover(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    let mut submissions = build::discover(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
     if submissions.is_empty() {
         return Err(CliError::BadInput(format!("{}: no submissions found", dir.display())));
     }
+    if let Some((k, n)) = args.shard {
+        // `discover` sorts by name, so every machine computes the same shards.
+        submissions = submissions.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
+    }
     let (scratch, sandbox) = scratch_and_sandbox()?;
-    let options = MarkOptions { jobs: jobs(args.common.jobs), scratch_root: scratch.path().to_path_buf() };
+    let options = MarkOptions {
+        jobs: jobs(args.common.jobs),
+        scratch_root: scratch.path().to_path_buf(),
+        store: Some(ResultStore::new(&args.out, !args.force)),
+        stop: stop_on_interrupt(),
+    };
     let mut progress = report::Progress::new();
+    let mut rejudge = report::Rejudge { dir: args.out.clone() };
     let mut files = report::Files { dir: args.out.clone() };
-    let mut reporters: [&mut dyn Reporter; 2] = [&mut progress, &mut files];
+    let mut reporters: [&mut dyn Reporter; 3] = [&mut progress, &mut rejudge, &mut files];
     let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
+    if !class.incomplete.is_empty() {
+        return Ok(INTERRUPTED);
+    }
     if !class.harness_problems.is_empty() {
         return Err(CliError::Harness(format!(
             "{} submission(s) could not be fully marked; see {}",
@@ -190,7 +238,12 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox()?;
-    let options = MarkOptions { jobs: jobs(args.common.jobs), scratch_root: scratch.path().to_path_buf() };
+    let options = MarkOptions {
+        jobs: jobs(args.common.jobs),
+        scratch_root: scratch.path().to_path_buf(),
+        store: None,
+        stop: stop_on_interrupt(),
+    };
     let mut terminal = report::Terminal;
     let mut files = args.out.map(|dir| report::Files { dir });
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
@@ -208,7 +261,45 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
     if !class.harness_problems.is_empty() {
         return Err(CliError::Harness(class.harness_problems.join("; ")));
     }
+    if !class.incomplete.is_empty() {
+        return Ok(INTERRUPTED);
+    }
     Ok(if all_accepted { 0 } else { 1 })
+}
+
+/// The exit status after Ctrl-C, as shells report a death by SIGINT.
+const INTERRUPTED: u8 = 130;
+
+/// Set by the first Ctrl-C; a second one ends bhgrade at once (the default action).
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_signal: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Makes Ctrl-C stop marking cleanly: no new work starts, runs in progress end (their
+/// processes killed by their limits at the latest), finished results are kept.
+fn stop_on_interrupt() -> &'static AtomicBool {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_RESETHAND;
+        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+    }
+    &STOP
+}
+
+fn merge(args: MergeArgs) -> Result<u8, CliError> {
+    let class = bhgrade::merge::merge(&args.dirs).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut files = report::Files { dir: args.out.clone() };
+    for student in &class.students {
+        files.event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })
+            .map_err(|e| CliError::Harness(e.to_string()))?;
+    }
+    files.event(&report::Event::Finished(Box::new(class.clone()))).map_err(|e| CliError::Harness(e.to_string()))?;
+    eprintln!("merged {} students from {} folders into {}", class.students.len(), args.dirs.len(), args.out.display());
+    Ok(0)
 }
 
 fn regen(args: RegenArgs) -> Result<u8, CliError> {

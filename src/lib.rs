@@ -9,7 +9,9 @@
 //! - [`verdict`]: run outcome + the reference's judgement → a [`verdict::Verdict`];
 //! - [`score`]: verdicts + weights → marks;
 //! - [`report`]: events → markdown, JSON, CSV and progress (the only code that writes output);
+//! - [`store`]: results kept per build and run, so interrupted marking resumes;
 //! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events;
+//! - [`merge`]: the outputs of sharded marking → one class report;
 //! - [`regen`]: a suite → its expected answers from the reference (the organiser's tool).
 
 pub mod archive;
@@ -17,10 +19,12 @@ pub mod build;
 pub mod environment;
 pub mod fsutil;
 pub mod games;
+pub mod merge;
 pub mod pipeline;
 pub mod regen;
 pub mod report;
 pub mod sandbox;
+pub mod store;
 pub mod score;
 pub mod suite;
 pub mod verdict;

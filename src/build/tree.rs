@@ -15,6 +15,8 @@ use crate::archive::{ArchiveKind, ExtractLimits};
 
 /// Finder's resource-fork folder: never part of the work.
 pub(crate) const MACOSX: &str = "__MACOSX";
+/// A repository's history: not built, can be huge, and would make equal work hash unequal.
+const GIT: &str = ".git";
 
 /// Why a copy stopped: the submission is too big (its fault), or the machine failed (ours).
 #[derive(Debug)]
@@ -30,15 +32,12 @@ pub(crate) struct Copied {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> CopyError + '_ {
-    move |source| CopyError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    move |source| CopyError::Io { path: path.to_path_buf(), source }
 }
 
 /// Copy `from` to `to` (which must not exist): folders and regular files only, modes reduced
 /// to 0644/0755, symbolic links and special files skipped (a link could lead out of the
-/// tree), `__MACOSX` skipped, bounded like an archive.
+/// tree), `__MACOSX` and `.git` skipped, bounded like an archive (entries and bytes).
 pub(crate) fn copy_tree(from: &Path, to: &Path, limits: &ExtractLimits) -> Result<Copied, CopyError> {
     let mut copied = Copied::default();
     let (mut entries, mut bytes) = (0usize, 0u64);
@@ -46,31 +45,26 @@ pub(crate) fn copy_tree(from: &Path, to: &Path, limits: &ExtractLimits) -> Resul
         .follow_links(false)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.file_name() != MACOSX);
+        .filter_entry(|e| e.file_name() != MACOSX && !(e.file_name() == GIT && e.file_type().is_dir()));
     for entry in walk {
         let entry = entry.map_err(|e| {
             let path = e.path().unwrap_or(from).to_path_buf();
-            CopyError::Io {
-                path,
-                source: e.into(),
-            }
+            CopyError::Io { path, source: e.into() }
         })?;
         let rel = entry.path().strip_prefix(from).unwrap_or(Path::new(""));
         let target = to.join(rel);
         let kind = entry.file_type();
+        entries += 1;
+        if entries > limits.max_entries {
+            return Err(CopyError::TooBig(format!("more than {} files and folders", limits.max_entries)));
+        }
         if kind.is_dir() {
             fs::create_dir_all(&target).map_err(io_err(&target))?;
             fs::set_permissions(&target, fs::Permissions::from_mode(0o755)).map_err(io_err(&target))?;
         } else if kind.is_file() {
-            entries += 1;
-            let meta = entry.metadata().map_err(|e| CopyError::Io {
-                path: entry.path().to_path_buf(),
-                source: e.into(),
-            })?;
+            let meta =
+                entry.metadata().map_err(|e| CopyError::Io { path: entry.path().to_path_buf(), source: e.into() })?;
             bytes += meta.len();
-            if entries > limits.max_entries {
-                return Err(CopyError::TooBig(format!("more than {} files", limits.max_entries)));
-            }
             if bytes > limits.max_total_bytes {
                 return Err(CopyError::TooBig(format!("more than {} bytes", limits.max_total_bytes)));
             }
@@ -109,11 +103,7 @@ pub(crate) fn content_hash(root: &Path) -> io::Result<String> {
             hasher.update(&buf[..n]);
         }
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Every folder called `name` at or below `root` (root included), shallowest first.

@@ -20,8 +20,8 @@ use crate::fsutil::write_atomically;
 pub enum Event {
     /// Marking starts: how many submissions, and how many tests each.
     Started { submissions: usize, tests: usize },
-    /// One submission is fully marked.
-    StudentDone(Box<StudentReport>),
+    /// One submission is fully marked; `reused_runs` of its runs came from an earlier marking.
+    StudentDone { report: Box<StudentReport>, reused_runs: usize },
     /// Every submission is marked.
     Finished(Box<ClassReport>),
 }
@@ -69,9 +69,13 @@ impl Reporter for Progress {
                     self.bar = Some(bar);
                 }
             }
-            Event::StudentDone(report) => {
+            Event::StudentDone { report, reused_runs } => {
+                let reused = match reused_runs {
+                    0 => String::new(),
+                    n => format!(" [{n} stored result(s) reused]"),
+                };
                 let line = format!(
-                    "{}: {} / {} ({})",
+                    "{}: {} / {} ({}){reused}",
                     report.student,
                     report.score,
                     report.max_score,
@@ -90,6 +94,9 @@ impl Reporter for Progress {
                     bar.finish_and_clear();
                 }
                 eprintln!("marked {} submissions", class.students.len());
+                if !class.incomplete.is_empty() {
+                    eprintln!("interrupted: not marked: {}", class.incomplete.join(", "));
+                }
                 for problem in &class.harness_problems {
                     eprintln!("harness problem: {problem}");
                 }
@@ -126,7 +133,7 @@ impl Reporter for Files {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
             Event::Started { .. } => Ok(()),
-            Event::StudentDone(report) => {
+            Event::StudentDone { report, .. } => {
                 self.write(&format!("{}.md", report.student), markdown::student(report)?.as_bytes())?;
                 let json = serde_json::to_string_pretty(report.as_ref()).expect("reports serialise");
                 self.write(&format!("{}.json", report.student), json.as_bytes())
@@ -139,6 +146,36 @@ impl Reporter for Files {
     }
 }
 
+/// Before a report is overwritten, tells which verdicts changed since the last marking into the
+/// same folder (a rejudge preview, after a suite fix or a rebuilt reference). Put it before
+/// [`Files`] in the list of reporters.
+pub struct Rejudge {
+    pub dir: PathBuf,
+}
+
+impl Reporter for Rejudge {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError> {
+        let Event::StudentDone { report, .. } = event else { return Ok(()) };
+        let path = self.dir.join(format!("{}.json", report.student));
+        let Ok(old) = std::fs::read(&path) else { return Ok(()) };
+        let Ok(old) = serde_json::from_slice::<StudentReport>(&old) else { return Ok(()) };
+        let verdicts = |r: &StudentReport| -> Vec<(String, crate::verdict::Verdict)> {
+            r.parts.iter().flat_map(|p| &p.tests).map(|t| (t.id.clone(), t.verdict)).collect()
+        };
+        let before: std::collections::BTreeMap<_, _> = verdicts(&old).into_iter().collect();
+        for (test, now) in verdicts(report) {
+            match before.get(&test) {
+                Some(was) if *was != now => {
+                    eprintln!("rejudge: {}: {test}: {} -> {}", report.student, was.name(), now.name())
+                }
+                Some(_) => {}
+                None => eprintln!("rejudge: {}: {test}: new test, {}", report.student, now.name()),
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A student's markdown report on standard output (what `bhgrade test` shows).
 pub struct Terminal;
 
@@ -146,7 +183,7 @@ impl Reporter for Terminal {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
             Event::Started { .. } | Event::Finished(_) => Ok(()),
-            Event::StudentDone(report) => {
+            Event::StudentDone { report, .. } => {
                 let text = markdown::student(report)?;
                 let mut out = std::io::stdout().lock();
                 out.write_all(text.as_bytes())

@@ -2,13 +2,13 @@
 //! [`ClassReport`] for the class. Serialised as the JSON results file (schema in the README,
 //! modelled on Gradescope's `results.json`), and the context of the markdown templates.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::build::BuildVerdict;
 use crate::verdict::Verdict;
 
 /// Everything known about one submission's marking.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StudentReport {
     pub student: String,
     pub suite: String,
@@ -23,7 +23,7 @@ pub struct StudentReport {
 }
 
 /// The build stage's outcome.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BuildSection {
     pub verdict: BuildVerdict,
     pub detail: String,
@@ -32,7 +32,7 @@ pub struct BuildSection {
 }
 
 /// One part's tests and marks.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PartReport {
     pub id: String,
     pub title: String,
@@ -43,7 +43,7 @@ pub struct PartReport {
 }
 
 /// One test's result, with what a student needs to see when it failed.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TestReport {
     pub id: String,
     pub kind: String,
@@ -73,14 +73,14 @@ pub struct TestReport {
 }
 
 /// A row of the handout's check table.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckRow {
     pub task: String,
     pub done: String,
 }
 
 /// Where and how the marking ran: timing is noisy, so every report says.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Environment {
     pub bhgrade_version: String,
     pub machine: String,
@@ -93,7 +93,7 @@ pub struct Environment {
 }
 
 /// The class: every student's report, in name order.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ClassReport {
     pub suite: String,
     pub suite_title: String,
@@ -103,6 +103,8 @@ pub struct ClassReport {
     pub environment: Environment,
     /// Problems of the harness itself (a student that could not be marked), shown first.
     pub harness_problems: Vec<String>,
+    /// Submissions not marked because marking was interrupted.
+    pub incomplete: Vec<String>,
 }
 
 impl StudentReport {

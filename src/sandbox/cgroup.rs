@@ -2,8 +2,8 @@
 //! [`RunCgroup`] per run (memory and pids limits, membership, kill-everything, OOM and peak).
 //!
 //! Run cgroups are made under the harness's own cgroup (so any limit on the harness still
-//! holds for its runs) and named `bhgrade-<harness pid>-<n>`; cgroups left by a harness that
-//! died are removed at the next probe.
+//! holds for its runs) and named `bhgrade-<pid namespace>-<harness pid>-<n>`; cgroups left by
+//! a harness that died are removed at the next probe.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::ErrorKind;
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{Layer, Limits, SandboxError};
+use super::{procs, Layer, Limits, SandboxError};
 
 const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
 const NAME_PREFIX: &str = "bhgrade-";
@@ -37,11 +37,7 @@ pub(crate) struct Setup {
 pub(crate) fn disabled_layers() -> Vec<Layer> {
     ["cgroup memory", "cgroup pids"]
         .iter()
-        .map(|name| Layer {
-            name: name.to_string(),
-            active: false,
-            detail: "disabled by policy".into(),
-        })
+        .map(|name| Layer { name: name.to_string(), active: false, detail: "disabled by policy".into() })
         .collect()
 }
 
@@ -49,38 +45,37 @@ impl Setup {
     /// Where run cgroups can go, and the two layers ("cgroup memory", "cgroup pids") saying so.
     pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer>) {
         let v2 = statfs_type(Path::new("/sys/fs/cgroup")) == Some(CGROUP2_SUPER_MAGIC);
-        let (version, found) = if v2 {
-            (Version::V2, probe_v2(parent_override))
-        } else {
-            (Version::V1, ["memory", "pids"].map(probe_v1))
-        };
+        let (version, found) =
+            if v2 { (Version::V2, probe_v2(parent_override)) } else { (Version::V1, ["memory", "pids"].map(probe_v1)) };
         let [memory, pids] = found;
         let label = if v2 { "cgroup v2" } else { "cgroup v1" };
         let layer = |name: &str, found: &Result<PathBuf, String>, what: String| Layer {
             name: name.to_string(),
             active: found.is_ok(),
             detail: match found {
-                Ok(parent) => format!("{label} {what} under {}", parent.display()),
+                Ok(parent) => format!("{label} under {}: {what}", parent.display()),
                 Err(why) => format!("{label}: {why}"),
             },
         };
         let layers = vec![
-            layer(
-                "cgroup memory",
-                &memory,
-                "memory limit per run, OOM detected, peak measured".into(),
-            ),
+            layer("cgroup memory", &memory, "memory limit per run, OOM detected, peak measured".into()),
             layer("cgroup pids", &pids, "pids.max per run, every process killed at the end".into()),
         ];
-        let setup = Setup {
-            version,
-            memory_parent: memory.ok(),
-            pids_parent: pids.ok(),
-        };
+        let setup = Setup { version, memory_parent: memory.ok(), pids_parent: pids.ok() };
         if setup.memory_parent.is_none() && setup.pids_parent.is_none() {
             return (None, layers);
         }
         (Some(setup), layers)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn parents(&self) -> Vec<PathBuf> {
+        self.memory_parent.iter().chain(&self.pids_parent).cloned().collect()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn tag() -> String {
+        harness_tag()
     }
 
     pub(crate) fn has_memory(&self) -> bool {
@@ -89,18 +84,9 @@ impl Setup {
 
     /// A fresh cgroup (one directory per v1 hierarchy) with the run's limits set.
     pub(crate) fn create(&self, limits: &Limits, pids_max: u64) -> Result<RunCgroup, SandboxError> {
-        let name = format!(
-            "{NAME_PREFIX}{}-{}",
-            std::process::id(),
-            NEXT_ID.fetch_add(1, Ordering::Relaxed)
-        );
-        let mut cg = RunCgroup {
-            version: self.version,
-            dirs: Vec::new(),
-            memory_dir: None,
-            join: Vec::new(),
-            removed: false,
-        };
+        let name = format!("{NAME_PREFIX}{}-{}", harness_tag(), NEXT_ID.fetch_add(1, Ordering::Relaxed));
+        let mut cg =
+            RunCgroup { version: self.version, dirs: Vec::new(), memory_dir: None, join: Vec::new(), removed: false };
         for (parent, is_memory) in [(&self.memory_parent, true), (&self.pids_parent, false)] {
             let Some(parent) = parent else { continue };
             let dir = parent.join(&name);
@@ -115,10 +101,7 @@ impl Setup {
         }
         for dir in &cg.dirs {
             let procs = dir.join("cgroup.procs");
-            let file = OpenOptions::new()
-                .write(true)
-                .open(&procs)
-                .map_err(|e| cg_err(&procs, e))?;
+            let file = OpenOptions::new().write(true).open(&procs).map_err(|e| cg_err(&procs, e))?;
             cg.join.push(file);
         }
         Ok(cg)
@@ -136,10 +119,9 @@ fn set_limits(
     let files: &[(&str, &str, bool)] = match (version, memory) {
         // memsw is the memory+swap limit; it must be set after the memory limit and exists
         // only when swap accounting is on.
-        (Version::V1, true) => &[
-            ("memory.limit_in_bytes", &bytes, true),
-            ("memory.memsw.limit_in_bytes", &bytes, false),
-        ],
+        (Version::V1, true) => {
+            &[("memory.limit_in_bytes", &bytes, true), ("memory.memsw.limit_in_bytes", &bytes, false)]
+        }
         (Version::V2, true) => &[("memory.max", &bytes, true), ("memory.swap.max", "0", false)],
         (Version::V1 | Version::V2, false) => &[],
     };
@@ -159,10 +141,7 @@ fn set_limits(
 }
 
 fn cg_err(path: &Path, source: std::io::Error) -> SandboxError {
-    SandboxError::Cgroup {
-        path: path.to_path_buf(),
-        source,
-    }
+    SandboxError::Cgroup { path: path.to_path_buf(), source }
 }
 
 /// One run's cgroup. Dropping it kills whatever is left in it and removes it.
@@ -201,8 +180,9 @@ impl RunCgroup {
         }
     }
 
-    /// SIGKILL every member except `keep` (the unreaped main process, a zombie that may
-    /// still be listed) until none is left.
+    /// SIGKILL every member except `keep` until none is left alive. Zombies stay listed until
+    /// their parent reaps them (the main process: `keep`; others: init, once their parent is
+    /// killed), and cannot be killed any further, so they are not waited for.
     pub(crate) fn kill_all(&self, keep: Option<i32>) -> Result<(), SandboxError> {
         if self.version == Version::V2 {
             if let Some(dir) = self.dirs.first() {
@@ -212,19 +192,13 @@ impl RunCgroup {
         }
         let start = Instant::now();
         loop {
-            let alive: Vec<i32> = self
-                .members()
-                .into_iter()
-                .filter(|&p| Some(p) != keep)
-                .collect();
+            let alive: Vec<i32> =
+                self.members().into_iter().filter(|&p| Some(p) != keep && !procs::is_zombie(p)).collect();
             if alive.is_empty() {
                 return Ok(());
             }
             if start.elapsed() > KILL_TIMEOUT {
-                return Err(SandboxError::Unkillable {
-                    path: self.dirs[0].clone(),
-                    pids: alive,
-                });
+                return Err(SandboxError::Unkillable { path: self.dirs[0].clone(), pids: alive });
             }
             for pid in alive {
                 // SAFETY: kill(2) has no memory-safety preconditions.
@@ -244,10 +218,7 @@ impl RunCgroup {
             Version::V2 => "memory.events",
         };
         let text = fs::read_to_string(dir.join(file)).unwrap_or_default();
-        text.lines()
-            .filter_map(|l| l.strip_prefix("oom_kill "))
-            .filter_map(|n| n.trim().parse::<u64>().ok())
-            .sum()
+        text.lines().filter_map(|l| l.strip_prefix("oom_kill ")).filter_map(|n| n.trim().parse::<u64>().ok()).sum()
     }
 
     pub(crate) fn peak_bytes(&self) -> Option<u64> {
@@ -328,10 +299,7 @@ fn find_mount(controller: Option<&str>) -> Option<Mount> {
             None => fstype == "cgroup2",
             Some(c) => fstype == "cgroup" && right.get(2)?.split(',').any(|o| o == c),
         };
-        wanted.then(|| Mount {
-            point: PathBuf::from(unescape_mountinfo(point)),
-            root: unescape_mountinfo(root),
-        })
+        wanted.then(|| Mount { point: PathBuf::from(unescape_mountinfo(point)), root: unescape_mountinfo(root) })
     })
 }
 
@@ -355,15 +323,18 @@ fn own_cgroup(controller: Option<&str>) -> Option<String> {
 
 /// The directory of our own cgroup inside a mount, allowing for a mount of a sub-tree.
 fn own_dir(mount: &Mount, own: &str) -> PathBuf {
-    let rel = own.strip_prefix(mount.root.as_str()).unwrap_or(own);
-    mount.point.join(rel.trim_start_matches('/'))
+    let rel = own.strip_prefix(mount.root.as_str()).unwrap_or(own).trim_start_matches('/');
+    if rel.is_empty() {
+        mount.point.clone()
+    } else {
+        mount.point.join(rel)
+    }
 }
 
 fn probe_v1(controller: &str) -> Result<PathBuf, String> {
-    let mount = find_mount(Some(controller))
-        .ok_or_else(|| format!("no {controller} controller mounted"))?;
-    let own = own_cgroup(Some(controller))
-        .ok_or_else(|| format!("not in a {controller} cgroup (/proc/self/cgroup)"))?;
+    let mount = find_mount(Some(controller)).ok_or_else(|| format!("no {controller} controller mounted"))?;
+    let own =
+        own_cgroup(Some(controller)).ok_or_else(|| format!("not in a {controller} cgroup (/proc/self/cgroup)"))?;
     let parent = own_dir(&mount, &own);
     try_parent(&parent, Version::V1, controller)?;
     Ok(parent)
@@ -400,45 +371,48 @@ fn probe_v2(parent_override: Option<&Path>) -> [Result<PathBuf, String>; 2] {
 /// Clean up after dead harnesses, then make and remove one test cgroup.
 fn try_parent(parent: &Path, version: Version, controller: &str) -> Result<(), String> {
     remove_stale(parent, version);
-    let dir = parent.join(format!(
-        "{NAME_PREFIX}{}-probe-{}",
-        std::process::id(),
-        NEXT_ID.fetch_add(1, Ordering::Relaxed)
-    ));
+    let dir = parent.join(format!("{NAME_PREFIX}{}-probe-{}", harness_tag(), NEXT_ID.fetch_add(1, Ordering::Relaxed)));
     fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
-    let file = match (version, controller) {
-        (Version::V1, "memory") => "memory.limit_in_bytes",
-        (Version::V2, "memory") => "memory.max",
-        (Version::V1 | Version::V2, _) => "pids.max",
+    let (file, value) = match (version, controller) {
+        (Version::V1, "memory") => ("memory.limit_in_bytes", "67108864"),
+        (Version::V2, "memory") => ("memory.max", "67108864"),
+        (Version::V1 | Version::V2, _) => ("pids.max", "64"),
     };
-    let result = fs::write(dir.join(file), "67108864")
-        .map_err(|e| format!("writing {}: {e}", dir.join(file).display()));
+    let result = fs::write(dir.join(file), value).map_err(|e| format!("writing {}: {e}", dir.join(file).display()));
     let _ = fs::remove_dir(&dir);
     result
 }
 
+/// `<pid namespace>-<pid>` of this harness. A cgroup hierarchy may be shared with harnesses
+/// in other pid namespaces (containers), where a pid means another process: only names
+/// from our own namespace can be checked for a dead owner.
+fn harness_tag() -> String {
+    use std::os::unix::fs::MetadataExt;
+    let ns = fs::metadata("/proc/self/ns/pid").map_or(0, |m| m.ino());
+    format!("{ns}-{}", std::process::id())
+}
+
+/// Remove the cgroups (and kill the processes) left by a harness of our pid namespace that
+/// died without cleaning up.
 fn remove_stale(parent: &Path, version: Version) {
     let Ok(entries) = fs::read_dir(parent) else {
         return;
     };
+    let own_tag = harness_tag();
+    let own_ns = own_tag.split('-').next().unwrap_or_default().to_string();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(NAME_PREFIX)) else {
             continue;
         };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+        let mut parts = rest.split('-');
+        let (Some(ns), Some(pid)) = (parts.next(), parts.next().and_then(|p| p.parse::<u32>().ok())) else {
             continue;
         };
-        if Path::new(&format!("/proc/{pid}")).exists() {
+        if ns != own_ns || Path::new(&format!("/proc/{pid}")).exists() {
             continue;
         }
-        let stale = RunCgroup {
-            version,
-            dirs: vec![entry.path()],
-            memory_dir: None,
-            join: Vec::new(),
-            removed: false,
-        };
+        let stale = RunCgroup { version, dirs: vec![entry.path()], memory_dir: None, join: Vec::new(), removed: false };
         drop(stale);
     }
 }

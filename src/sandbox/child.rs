@@ -62,20 +62,15 @@ pub(crate) fn rlimits(limits: &Limits, policy: &Policy, memory_fallback: bool) -
                 Some(cap) => (hard.min(cap), soft.min(cap)),
                 None => (hard, soft),
             };
-            Rlimit {
-                resource,
-                soft: soft as libc::rlim_t,
-                hard: hard as libc::rlim_t,
-            }
+            Rlimit { resource, soft: soft as libc::rlim_t, hard: hard as libc::rlim_t }
         })
         .collect()
 }
 
+// rlim_t is not u64 on every target.
+#[allow(clippy::unnecessary_cast)]
 fn current_hard(resource: Resource) -> Option<u64> {
-    let mut r = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
+    let mut r = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: pointer to a live local.
     if unsafe { libc::getrlimit(resource, &mut r) } != 0 || r.rlim_max == libc::RLIM_INFINITY {
         return None;
@@ -111,13 +106,7 @@ pub(crate) fn spawn(plan: Plan<'_>) -> io::Result<Child> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let Plan {
-        join_fds,
-        rlimits,
-        unshare_net,
-        run_as,
-        ..
-    } = plan;
+    let Plan { join_fds, rlimits, unshare_net, run_as, .. } = plan;
     let in_child = move || -> io::Result<()> {
         // SAFETY: only async-signal-safe system calls on values prepared before the fork.
         unsafe {
@@ -132,10 +121,7 @@ pub(crate) fn spawn(plan: Plan<'_>) -> io::Result<Child> {
                 check(libc::unshare(libc::CLONE_NEWNET))?;
             }
             for r in &rlimits {
-                let value = libc::rlimit {
-                    rlim_cur: r.soft,
-                    rlim_max: r.hard,
-                };
+                let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
                 check(libc::setrlimit(r.resource, &value))?;
             }
             // Last: joining a cgroup and unsharing need the privileges given up here.

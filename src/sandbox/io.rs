@@ -25,12 +25,7 @@ pub(crate) struct Stream {
 
 impl Stream {
     fn new(fd: Option<OwnedFd>, cap: usize) -> Stream {
-        Stream {
-            fd,
-            buf: Vec::new(),
-            cap,
-            truncated: false,
-        }
+        Stream { fd, buf: Vec::new(), cap, truncated: false }
     }
 
     /// Read all that is there now. Returns true when the cap was just passed.
@@ -88,13 +83,7 @@ impl<'a> Pump<'a> {
         for fd in [&stdin, &stdout, &stderr].into_iter().flatten() {
             set_nonblocking(fd.as_raw_fd())?;
         }
-        let mut pump = Pump {
-            stdin,
-            data,
-            written: 0,
-            out: Stream::new(stdout, cap),
-            err: Stream::new(stderr, cap),
-        };
+        let mut pump = Pump { stdin, data, written: 0, out: Stream::new(stdout, cap), err: Stream::new(stderr, cap) };
         if data.is_empty() {
             pump.close_stdin();
         }
@@ -113,11 +102,7 @@ impl<'a> Pump<'a> {
     pub(crate) fn step(&mut self, exit: Option<BorrowedFd<'_>>, timeout: Duration) -> io::Result<Events> {
         let mut events = Events::default();
         let mut fds: Vec<libc::pollfd> = Vec::with_capacity(4);
-        let watch = |fd: RawFd, events: libc::c_short| libc::pollfd {
-            fd,
-            events,
-            revents: 0,
-        };
+        let watch = |fd: RawFd, events: libc::c_short| libc::pollfd { fd, events, revents: 0 };
         let slot_in = self.stdin.as_ref().map(|fd| {
             fds.push(watch(fd.as_raw_fd(), libc::POLLOUT));
             fds.len() - 1
@@ -256,28 +241,20 @@ impl ExitWatch {
         }
         // SAFETY: both fds were just created and are owned by nobody else.
         let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
-        std::thread::Builder::new()
-            .name(format!("bhgrade-wait-{pid}"))
-            .spawn(move || {
-                // SAFETY: zeroed siginfo is a valid out-parameter.
-                let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-                loop {
-                    // SAFETY: pointer to a live local.
-                    let r = unsafe {
-                        libc::waitid(
-                            libc::P_PID,
-                            pid as libc::id_t,
-                            &mut info,
-                            libc::WEXITED | libc::WNOWAIT,
-                        )
-                    };
-                    if r == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                        break;
-                    }
+        std::thread::Builder::new().name(format!("bhgrade-wait-{pid}")).spawn(move || {
+            // SAFETY: zeroed siginfo is a valid out-parameter.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            loop {
+                // SAFETY: pointer to a live local.
+                let r =
+                    unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+                if r == 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    break;
                 }
-                // SAFETY: writing one byte from a static buffer to an fd we own.
-                unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) };
-            })?;
+            }
+            // SAFETY: writing one byte from a static buffer to an fd we own.
+            unsafe { libc::write(write.as_raw_fd(), b"x".as_ptr().cast(), 1) };
+        })?;
         Ok(ExitWatch { fd: read })
     }
 

@@ -74,13 +74,7 @@ pub struct Command {
 
 impl Command {
     pub fn new(program: impl Into<OsString>, cwd: impl Into<PathBuf>) -> Command {
-        Command {
-            program: program.into(),
-            args: Vec::new(),
-            cwd: cwd.into(),
-            stdin: Vec::new(),
-            env: Vec::new(),
-        }
+        Command { program: program.into(), args: Vec::new(), cwd: cwd.into(), stdin: Vec::new(), env: Vec::new() }
     }
 
     pub fn arg(mut self, arg: impl Into<OsString>) -> Command {
@@ -239,9 +233,7 @@ impl Default for Policy {
         Policy {
             pids_max: 256,
             file_size_bytes: 64 << 20,
-            path: std::env::var_os("PATH")
-                .filter(|p| !p.is_empty())
-                .unwrap_or_else(|| OsString::from(DEFAULT_PATH)),
+            path: std::env::var_os("PATH").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from(DEFAULT_PATH)),
             use_cgroups: true,
             isolate_network: true,
             run_as: None,
@@ -259,27 +251,15 @@ pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
     #[error("scratch folder {path}: {source}")]
-    Scratch {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Scratch { path: PathBuf, source: std::io::Error },
     #[error("cgroup {path}: {source}")]
-    Cgroup {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Cgroup { path: PathBuf, source: std::io::Error },
     #[error("processes of cgroup {path} survived SIGKILL: {pids:?}")]
     Unkillable { path: PathBuf, pids: Vec<i32> },
     #[error("could not start {program}: {source}")]
-    Spawn {
-        program: String,
-        source: std::io::Error,
-    },
+    Spawn { program: String, source: std::io::Error },
     #[error("{what}: {source}")]
-    Os {
-        what: &'static str,
-        source: std::io::Error,
-    },
+    Os { what: &'static str, source: std::io::Error },
     #[error("{0}")]
     Setup(String),
 }
@@ -305,16 +285,10 @@ impl Sandbox {
     /// Find out what this machine offers. Missing mechanisms are not errors (they show in
     /// [`Sandbox::layers`]); an unusable scratch root is.
     pub fn probe_with(scratch_root: &Path, policy: Policy) -> Result<Sandbox, SandboxError> {
-        let scratch_err = |source| SandboxError::Scratch {
-            path: scratch_root.to_path_buf(),
-            source,
-        };
+        let scratch_err = |source| SandboxError::Scratch { path: scratch_root.to_path_buf(), source };
         std::fs::create_dir_all(scratch_root).map_err(scratch_err)?;
         let scratch_root = scratch_root.canonicalize().map_err(scratch_err)?;
-        tempfile::Builder::new()
-            .prefix("probe-")
-            .tempdir_in(&scratch_root)
-            .map_err(scratch_err)?;
+        tempfile::Builder::new().prefix("probe-").tempdir_in(&scratch_root).map_err(scratch_err)?;
         let (cgroups, cgroup_layers) = if policy.use_cgroups {
             cgroup::Setup::probe(policy.cgroup_parent.as_deref())
         } else {
@@ -331,13 +305,14 @@ impl Sandbox {
             }
             Some(_) => Err("the harness is not root, so it cannot switch user".to_string()),
         };
+        if let Ok(Some(_)) = run_as {
+            // The programs' user must be able to pass through to its scratch folders.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&scratch_root, std::fs::Permissions::from_mode(0o711)).map_err(scratch_err)?;
+        }
         Ok(Sandbox {
             pidfd: procs::probe_pidfd(),
-            netns: if policy.isolate_network {
-                procs::probe_netns()
-            } else {
-                Err("disabled by policy".to_string())
-            },
+            netns: if policy.isolate_network { procs::probe_netns() } else { Err("disabled by policy".to_string()) },
             scratch_root,
             policy,
             cgroups,
@@ -375,8 +350,7 @@ impl Sandbox {
         let mut layers = vec![Layer {
             name: "process group".into(),
             active: true,
-            detail: "own process group; SIGTERM, grace, SIGKILL to the group; leftovers killed"
-                .into(),
+            detail: "own process group; SIGTERM, grace, SIGKILL to the group; leftovers killed".into(),
         }];
         layers.extend(self.cgroup_layers.iter().cloned());
         let memory_fallback = !self.memory_cgroup_active();
@@ -386,11 +360,7 @@ impl Sandbox {
             detail: format!(
                 "RLIMIT_CPU = cpu limit + 1 s (backstop), RLIMIT_FSIZE = {} MiB, RLIMIT_CORE = 0{}",
                 self.policy.file_size_bytes >> 20,
-                if memory_fallback {
-                    ", RLIMIT_DATA = memory limit (no memory cgroup)"
-                } else {
-                    ""
-                }
+                if memory_fallback { ", RLIMIT_DATA = memory limit (no memory cgroup)" } else { "" }
             ),
         });
         layers.push(match &self.pidfd {
@@ -402,16 +372,12 @@ impl Sandbox {
             Err(why) => layer("network namespace", false, why.clone()),
         });
         layers.push(match &self.run_as {
-            Ok(Some(ids)) => layer(
-                "unprivileged user",
-                true,
-                format!("programs run as uid {} gid {}", ids.uid, ids.gid),
-            ),
-            Ok(None) if procs::is_root() => layer(
-                "unprivileged user",
-                false,
-                "programs run as root (Policy::run_as not set)".into(),
-            ),
+            Ok(Some(ids)) => {
+                layer("unprivileged user", true, format!("programs run as uid {} gid {}", ids.uid, ids.gid))
+            }
+            Ok(None) if procs::is_root() => {
+                layer("unprivileged user", false, "programs run as root (Policy::run_as not set)".into())
+            }
             Ok(None) => layer(
                 "unprivileged user",
                 true,
@@ -424,20 +390,13 @@ impl Sandbox {
 }
 
 fn layer(name: &str, active: bool, detail: String) -> Layer {
-    Layer {
-        name: name.to_string(),
-        active,
-        detail,
-    }
+    Layer { name: name.to_string(), active, detail }
 }
 
 /// The command as a shell line a student can paste (extra environment first), for reports.
 pub fn describe(cmd: &Command) -> String {
-    let mut words: Vec<String> = cmd
-        .env
-        .iter()
-        .map(|(k, v)| format!("{}={}", k.to_string_lossy(), shell_quote(v)))
-        .collect();
+    let mut words: Vec<String> =
+        cmd.env.iter().map(|(k, v)| format!("{}={}", k.to_string_lossy(), shell_quote(v))).collect();
     words.push(shell_quote(&cmd.program));
     words.extend(cmd.args.iter().map(|a| shell_quote(a)));
     words.join(" ")
@@ -446,10 +405,7 @@ pub fn describe(cmd: &Command) -> String {
 /// Quote one word for a POSIX shell; plain words stay as they are.
 pub fn shell_quote(word: &OsStr) -> String {
     let text = word.to_string_lossy();
-    let plain = !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    let plain = !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
     if plain {
         text.into_owned()
     } else {

@@ -17,44 +17,56 @@ pub(crate) fn uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// Live (non-zombie) processes whose process group is `pgid`, except `except`.
-pub(crate) fn group_members(pgid: i32, except: i32) -> Vec<i32> {
+/// Every process id in /proc.
+fn all_pids() -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+    entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok()).collect()
+}
+
+/// State letter, parent and process group of a process, from /proc/PID/stat.
+struct Stat {
+    zombie: bool,
+    ppid: i32,
+    pgrp: i32,
+}
+
+fn stat(pid: i32) -> Option<Stat> {
+    let raw = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields start after the last ')'.
+    let close = raw.iter().rposition(|&b| b == b')')?;
+    let rest = String::from_utf8_lossy(&raw[close + 1..]);
+    let mut fields = rest.split_whitespace();
+    let zombie = fields.next()? == "Z";
+    let ppid = fields.next()?.parse().ok()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some(Stat { zombie, ppid, pgrp })
+}
+
+/// Exited but not yet reaped by its parent (or gone altogether).
+pub(crate) fn is_zombie(pid: i32) -> bool {
+    stat(pid).is_none_or(|s| s.zombie)
+}
+
+/// Live (non-zombie) processes whose process group is `pgid`, except `except`.
+pub(crate) fn group_members(pgid: i32, except: i32) -> Vec<i32> {
+    all_pids()
+        .into_iter()
         .filter(|&pid| pid != except)
-        .filter(|&pid| {
-            let Ok(stat) = std::fs::read(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            // The command name may hold spaces and parentheses: fields start after the last ')'.
-            let Some(close) = stat.iter().rposition(|&b| b == b')') else {
-                return false;
-            };
-            let rest = String::from_utf8_lossy(&stat[close + 1..]);
-            let mut fields = rest.split_whitespace();
-            let state = fields.next();
-            let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
-            state != Some("Z") && pgrp == Some(pgid)
-        })
+        .filter(|&pid| stat(pid).is_some_and(|s| !s.zombie && s.pgrp == pgid))
         .collect()
 }
 
-/// Processes (other than the harness) holding an end of one of these pipes: the only trace
-/// of a `setsid` escaper when there is no cgroup.
+/// Processes holding an end of one of these pipes, other than the harness and its direct
+/// children (those are other runs' programs, which may hold a copy of every fd of the
+/// harness between fork and exec): the only trace of a `setsid` escaper without a cgroup.
 pub(crate) fn pipe_holders(inodes: &[u64]) -> Vec<i32> {
     let wanted: Vec<String> = inodes.iter().map(|i| format!("pipe:[{i}]")).collect();
     let me = std::process::id() as i32;
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| pid != me)
+    all_pids()
+        .into_iter()
+        .filter(|&pid| pid != me && stat(pid).is_some_and(|s| s.ppid != me))
         .filter(|pid| {
             let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
                 return false;
@@ -101,14 +113,9 @@ pub(crate) fn reap(pid: i32) -> io::Result<Reaped> {
     } else {
         Exit::Code(libc::WEXITSTATUS(status))
     };
-    let tv = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
-    };
-    Ok(Reaped {
-        exit,
-        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
-        max_rss_kb: usage.ru_maxrss.max(0) as u64,
-    })
+    let tv =
+        |t: libc::timeval| Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64);
+    Ok(Reaped { exit, cpu: tv(usage.ru_utime) + tv(usage.ru_stime), max_rss_kb: usage.ru_maxrss.max(0) as u64 })
 }
 
 /// A pidfd for `pid`: readable once the process has exited (before it is reaped).
@@ -125,9 +132,7 @@ pub(crate) fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
 pub(crate) fn probe_pidfd() -> Result<(), String> {
     // SAFETY: getpid cannot fail.
     let me = unsafe { libc::getpid() };
-    pidfd_open(me)
-        .map(drop)
-        .map_err(|e| format!("pidfd_open: {e}"))
+    pidfd_open(me).map(drop).map_err(|e| format!("pidfd_open: {e}"))
 }
 
 /// Whether a child may unshare its network namespace, tried in a throw-away child.
@@ -141,11 +146,7 @@ pub(crate) fn probe_netns() -> Result<(), String> {
     if pid == 0 {
         // SAFETY: see above.
         unsafe {
-            let code = if libc::unshare(libc::CLONE_NEWNET) == 0 {
-                0
-            } else {
-                *libc::__errno_location()
-            };
+            let code = if libc::unshare(libc::CLONE_NEWNET) == 0 { 0 } else { *libc::__errno_location() };
             libc::_exit(code & 0xff);
         }
     }
@@ -162,10 +163,7 @@ pub(crate) fn probe_netns() -> Result<(), String> {
     }
     match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
         (true, 0) => Ok(()),
-        (true, errno) => Err(format!(
-            "unshare(CLONE_NEWNET): {}",
-            io::Error::from_raw_os_error(errno)
-        )),
+        (true, errno) => Err(format!("unshare(CLONE_NEWNET): {}", io::Error::from_raw_os_error(errno))),
         (false, _) => Err("unshare(CLONE_NEWNET) probe died".into()),
     }
 }

@@ -60,18 +60,11 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     let scratch = tempfile::Builder::new()
         .prefix("run-")
         .tempdir_in(&sb.scratch_root)
-        .map_err(|source| SandboxError::Scratch {
-            path: sb.scratch_root.clone(),
-            source,
-        })?;
+        .map_err(|source| SandboxError::Scratch { path: sb.scratch_root.clone(), source })?;
     let run_as = sb.run_as();
     if let Some(ids) = run_as {
-        std::os::unix::fs::chown(scratch.path(), Some(ids.uid), Some(ids.gid)).map_err(|source| {
-            SandboxError::Scratch {
-                path: scratch.path().to_path_buf(),
-                source,
-            }
-        })?;
+        std::os::unix::fs::chown(scratch.path(), Some(ids.uid), Some(ids.gid))
+            .map_err(|source| SandboxError::Scratch { path: scratch.path().to_path_buf(), source })?;
     }
     let cgroup = match &sb.cgroups {
         Some(setup) => Some(setup.create(limits, sb.policy.pids_max)?),
@@ -88,15 +81,9 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         run_as,
     };
     let started = Instant::now();
-    let mut child = child::spawn(plan).map_err(|source| SandboxError::Spawn {
-        program: cmd.program.to_string_lossy().into_owned(),
-        source,
-    })?;
-    let mut running = Running {
-        pid: child.id() as i32,
-        cgroup,
-        reaped: false,
-    };
+    let mut child = child::spawn(plan)
+        .map_err(|source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source })?;
+    let mut running = Running { pid: child.id() as i32, cgroup, reaped: false };
     let pid = running.pid;
     let watch = ExitWatch::new(pid, sb.pidfd.is_ok()).map_err(os("watching the program"))?;
     let mut pump = Pump::new(&mut child, &cmd.stdin, limits.output_bytes).map_err(os("pipes"))?;
@@ -170,14 +157,8 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     remove_scratch(scratch)?;
 
     let stderr = std::mem::take(&mut pump.err.buf);
-    let memory_limit_hit = oom_kills > 0
-        || memory_reported(
-            reaped.exit,
-            &stderr,
-            !memory_cgroup,
-            reaped.max_rss_kb,
-            limits.memory_bytes,
-        );
+    let memory_limit_hit =
+        oom_kills > 0 || memory_reported(reaped.exit, &stderr, !memory_cgroup, reaped.max_rss_kb, limits.memory_bytes);
     Ok(RunOutcome {
         exit: reaped.exit,
         wall_limit_hit,
@@ -211,6 +192,7 @@ fn memory_reported(exit: Exit, stderr: &[u8], fallback: bool, rss_kb: u64, limit
         && (says("MemoryError")
             || says("Cannot allocate memory")
             || says("out of memory")
+            || says("insufficient memory")
             || rss_kb.saturating_mul(1024) >= limit / 10 * 9)
 }
 

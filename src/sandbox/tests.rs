@@ -2,6 +2,7 @@
 //! nothing sleeps to synchronise: every check is made on the returned outcome or on /proc.
 
 use super::*;
+use std::os::unix::process::ExitStatusExt;
 use std::time::Instant;
 
 fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
@@ -15,10 +16,7 @@ fn sandbox() -> (tempfile::TempDir, Sandbox) {
 }
 
 fn no_cgroups() -> Policy {
-    Policy {
-        use_cgroups: false,
-        ..Policy::default()
-    }
+    Policy { use_cgroups: false, ..Policy::default() }
 }
 
 fn limits(wall_ms: u64) -> Limits {
@@ -41,9 +39,7 @@ fn survivors(tag: &str) -> Vec<i32> {
         .unwrap()
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted.as_bytes())
-        })
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted.as_bytes()))
         .collect()
 }
 
@@ -202,9 +198,7 @@ fn fork_bomb_is_contained() {
 }
 
 fn memory_hog() -> Option<&'static str> {
-    ["/usr/bin/python3", "/usr/local/bin/python3"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
+    ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().find(|p| Path::new(p).exists())
 }
 
 #[test]
@@ -241,9 +235,7 @@ fn cpu_limit_backstop() {
 #[test]
 fn environment_is_scrubbed() {
     let (tmp, sb) = sandbox();
-    let cmd = Command::new("env", tmp.path())
-        .env("JAVA_TOOL_OPTIONS", "-Xmx1m")
-        .env("TESTDIR", "/somewhere");
+    let cmd = Command::new("env", tmp.path()).env("JAVA_TOOL_OPTIONS", "-Xmx1m").env("TESTDIR", "/somewhere");
     let out = sb.run(&cmd, &limits(5000)).unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let mut names: Vec<&str> = text.lines().filter_map(|l| l.split('=').next()).collect();
@@ -320,8 +312,65 @@ fn layers_are_reported() {
 
 #[test]
 fn describe_quotes_for_the_shell() {
-    let cmd = Command::new("java", "/x")
-        .args(["-cp", ".", "BHMain", "it's here", ""])
-        .env("TESTDIR", "/a b");
+    let cmd = Command::new("java", "/x").args(["-cp", ".", "BHMain", "it's here", ""]).env("TESTDIR", "/a b");
     assert_eq!(describe(&cmd), r"TESTDIR='/a b' java -cp . BHMain 'it'\''s here' ''");
+}
+
+#[test]
+fn runs_as_another_user_when_asked() {
+    if !procs::is_root() {
+        return;
+    }
+    let policy = Policy { run_as: Some(RunAs { uid: 65534, gid: 65534 }), ..Policy::default() };
+    let (tmp, sb) = sandbox_with(policy);
+    let out = sb.run(&sh(&tmp, "id -u; id -g; touch $HOME/f && echo ok"), &limits(5000)).unwrap();
+    assert_eq!(out.stdout, b"65534\n65534\nok\n", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(sb.layers().iter().any(|l| l.name == "unprivileged user" && l.active));
+}
+
+#[test]
+fn without_pidfd_a_waiter_thread_notices_the_exit() {
+    let (tmp, mut sb) = sandbox();
+    sb.pidfd = Err("disabled for the test".into());
+    let out = sb.run(&sh(&tmp, "cat; exit 4").stdin("x"), &limits(5000)).unwrap();
+    assert_eq!((out.exit, out.stdout.as_slice()), (Exit::Code(4), &b"x"[..]));
+    let out = sb.run(&Command::new("sleep", tmp.path()).arg("1013"), &limits(300)).unwrap();
+    assert!(out.wall_limit_hit);
+    let out = sb.run(&sh(&tmp, "sleep 1013 & echo hi"), &limits(5000)).unwrap();
+    assert!(out.leftovers_killed);
+    assert!(survivors("1013").is_empty());
+}
+
+#[test]
+fn pids_limit_stops_forking() {
+    let (tmp, sb) = sandbox_with(Policy { pids_max: 8, ..Policy::default() });
+    if !sb.layers().iter().any(|l| l.name == "cgroup pids" && l.active) {
+        return;
+    }
+    let script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1014 & done; wait";
+    let out = sb.run(&Command::new("/bin/bash", tmp.path()).args(["-c", script]), &limits(1000)).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("fork") || stderr.contains("Resource temporarily unavailable"), "{stderr}");
+    assert!(survivors("1014").is_empty());
+}
+
+#[test]
+fn probe_removes_cgroups_of_dead_harnesses() {
+    let (_tmp, sb) = sandbox();
+    let Some(setup) = &sb.cgroups else { return };
+    let mut dead = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    let ns = cgroup::Setup::tag().split('-').next().unwrap().to_string();
+    let mut orphan = std::process::Command::new("sleep").arg("1015").spawn().unwrap();
+    let mut stale = Vec::new();
+    for parent in setup.parents() {
+        let dir = parent.join(format!("bhgrade-{ns}-{dead_pid}-0"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("cgroup.procs"), orphan.id().to_string()).unwrap();
+        stale.push(dir);
+    }
+    let (_tmp2, _sb2) = sandbox();
+    assert!(stale.iter().all(|d| !d.exists()), "{stale:?}");
+    assert!(orphan.wait().unwrap().signal() == Some(libc::SIGKILL));
 }
