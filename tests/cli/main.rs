@@ -3,4 +3,5 @@
 
 mod errors;
 mod mark;
+mod scale;
 mod support;

@@ -1,0 +1,131 @@
+//! Marking at scale: shards merge to the same gradebook as one run, and marking again into the
+//! same folder reuses every stored result (after an interruption, only the missing work is done).
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::support::{bhgrade, copy_tree, repo};
+
+/// A class of three: two good submissions and one that crashes.
+fn class(dir: &Path) -> std::path::PathBuf {
+    let class = dir.join("class");
+    for (name, fixture) in [("alice", "correct"), ("bob", "crashes"), ("carol", "correct")] {
+        copy_tree(&repo().join("fixtures/submissions").join(fixture), &class.join(name));
+    }
+    class
+}
+
+fn mark(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let output = bhgrade()
+        .args(["mark", "--jobs", "2", "--suite"])
+        .arg(repo().join("fixtures/suites/tiny"))
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .arg(class)
+        .output()
+        .expect("run bhgrade");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+#[test]
+fn two_shards_merge_to_the_unsharded_gradebook() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = class(dir.path());
+    let whole = dir.path().join("whole");
+    mark(&class, &whole, &[]);
+    // Two shards as two processes at once, as two machines would run them.
+    let shards: Vec<_> = ["1/2", "2/2"]
+        .iter()
+        .map(|shard| {
+            let out = dir.path().join(format!("shard{}", &shard[..1]));
+            let child = bhgrade()
+                .args(["mark", "--jobs", "1", "--shard", shard, "--suite"])
+                .arg(repo().join("fixtures/suites/tiny"))
+                .arg("--out")
+                .arg(&out)
+                .arg(&class)
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn shard");
+            (out, child)
+        })
+        .collect();
+    let mut outs = Vec::new();
+    for (out, child) in shards {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        outs.push(out);
+    }
+    let merged = dir.path().join("merged");
+    let output = bhgrade().arg("merge").args(&outs).arg("--out").arg(&merged).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    assert_eq!(read(&merged, "grades.csv"), read(&whole, "grades.csv"));
+    assert_eq!(read(&merged, "grades.csv").lines().count(), 4);
+    for student in ["alice", "bob", "carol"] {
+        let verdicts = |dir: &Path| {
+            let report: serde_json::Value = serde_json::from_str(&read(dir, &format!("{student}.json"))).unwrap();
+            let tests = report["parts"].as_array().unwrap().iter().flat_map(|p| p["tests"].as_array().unwrap().clone());
+            tests.map(|t| (t["id"].to_string(), t["verdict"].to_string())).collect::<Vec<_>>()
+        };
+        assert_eq!(verdicts(&merged), verdicts(&whole), "{student}");
+    }
+}
+
+#[test]
+fn merging_refuses_a_student_marked_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = class(dir.path());
+    let out = dir.path().join("out");
+    mark(&class, &out, &["--shard", "1/3"]);
+    let output = bhgrade().arg("merge").arg(&out).arg(&out).arg("--out").arg(dir.path().join("m")).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("more than one shard"));
+}
+
+#[test]
+fn an_interrupted_marking_resumes_with_only_the_missing_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = class(dir.path());
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"))
+        .args(["mark", "--jobs", "1", "--suite"])
+        .arg(repo().join("fixtures/suites/tiny"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupt as soon as the first student is reported: event-driven, no sleeping.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 && !line.contains(" / ") {
+        line.clear();
+    }
+    assert!(line.starts_with("alice:"), "first report line: {line:?}");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(rest.contains("interrupted: not marked"), "{rest}");
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("marking was interrupted"), "{summary}");
+
+    let again = mark(&class, &out, &[]);
+    let text = String::from_utf8_lossy(&again.stderr);
+    assert!(text.lines().any(|l| l.starts_with("alice:") && l.contains("3 stored result(s) reused")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("carol:") && !l.contains("reused")), "{text}");
+
+    let third = mark(&class, &out, &[]);
+    let text = String::from_utf8_lossy(&third.stderr);
+    for student in ["alice", "bob", "carol"] {
+        assert!(text.lines().any(|l| l.starts_with(student) && l.contains("3 stored result(s) reused")), "{text}");
+    }
+    let forced = mark(&class, &out, &["--force"]);
+    assert!(!String::from_utf8_lossy(&forced.stderr).contains("reused"));
+}
