@@ -79,8 +79,12 @@ struct SharedQueue {
 }
 
 impl SharedQueue {
+    /// Queues a job, unless marking is stopping.
     fn push(&self, job: Job) {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        if queue.closed {
+            return;
+        }
         match job {
             Job::Build(_) => queue.builds.push_back(job),
             Job::Run { .. } => queue.runs.push_back(job),
