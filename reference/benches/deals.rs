@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use bhref::generate::deal;
 use bhref::model::Game;
 use bhref::solve::{solve, Budget, Outcome};
+use bhref::stats::thread_cpu_time;
 
 fn main() {
     // `cargo bench` passes `--bench`; only the plain arguments are ours.
@@ -22,6 +23,7 @@ fn main() {
     let budget = Budget::default();
     let mut rows = Vec::new();
     let started = Instant::now();
+    let cpu_started = thread_cpu_time();
     for seed in first..first + count {
         let puzzle = deal(seed, 51, 13, 4, 17);
         let solution = solve(&puzzle, game, &budget);
@@ -33,23 +35,25 @@ fn main() {
         rows.push((solution.stats.nodes, solution.stats.elapsed, seed, tag));
     }
     let total = started.elapsed();
+    let cpu = cpu_started.zip(thread_cpu_time()).map(|(a, b)| b.saturating_sub(a));
     rows.sort();
+    fn nodes_total(rows: &[(u64, Duration, i64, &str)]) -> f64 {
+        rows.iter().map(|r| r.0).sum::<u64>().max(1) as f64
+    }
     let nodes: u64 = rows.iter().map(|r| r.0).sum();
     let solve_time: Duration = rows.iter().map(|r| r.1).sum();
     println!("{game}: {count} deals from seed {first} in {:.3} s", total.as_secs_f64());
+    if let Some(cpu) = cpu {
+        println!(
+            "  {:.3} s of CPU, {:.0} ns of CPU per node",
+            cpu.as_secs_f64(),
+            cpu.as_nanos() as f64 / nodes_total(&rows)
+        );
+    }
     println!("  {nodes} nodes, {:.0} ns per node", solve_time.as_nanos() as f64 / nodes.max(1) as f64);
     println!("  median {:?}, max {:?}", rows[rows.len() / 2].1, rows.iter().map(|r| r.1).max().unwrap_or_default());
-    if std::env::var_os("DBG").is_some() { dbg(); }
     println!("  hardest:");
     for (nodes, time, seed, tag) in rows.iter().rev().take(10) {
         println!("    seed {seed:>6} {tag:<10} {nodes:>10} nodes {:>9.3} ms", time.as_secs_f64() * 1000.0);
-    }
-}
-#[allow(static_mut_refs)]
-pub fn dbg() {
-    unsafe {
-        use bhref::solve::search::*;
-        println!("nodes {} hits {} walk {}", DBG[0], DBG[1], DBG[2]);
-        for r in 0..52 { println!("{r:>3} node {:>9} hit {:>9} walk {:>9}", DBG_NODE[r], DBG_HIT[r], DBG_WALK[r]); }
     }
 }

@@ -23,8 +23,9 @@
 //!   the starter throws `NegativeArraySizeException`.
 //!
 //! ```
+//! // `java BHMain GEN 1 4 5 1 2`: four of the five cards, on two piles.
 //! let text = bhref::generate::generate(1, 4, 5, 1, 2);
-//! assert_eq!(text, "5 1 2\n1\n4 2 -1\n5 3 -1\n");
+//! assert_eq!(text, "5 1 2\n1\n4 3 -1\n2 5 -1\n");
 //! ```
 
 mod java_random;

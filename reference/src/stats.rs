@@ -2,8 +2,8 @@
 //!
 //! Input: the command-line arguments after `stats` ([`StatsArgs`]). Output: a printed table per
 //! game ([`GameReport`]): solvable fraction with its 95% confidence interval, trivially
-//! unsolvable fraction, unsolvable and gave-up counts, time and node percentiles, peak memo, and
-//! the process's peak resident memory.
+//! unsolvable fraction, unsolvable and gave-up counts, time (wall-clock and CPU) and node
+//! percentiles, peak memo, and the process's peak resident memory.
 //!
 //! The deals are the course generator's standard ones (`GEN seed 51 13 4 17`, seeds `S..S+N-1`),
 //! solved one after another on one thread.
@@ -80,10 +80,26 @@ pub fn main(args: &[String]) -> i32 {
         args.seed,
         args.seed + args.deals as i64 - 1
     );
-    println!("trivially unsolvable (no top card adjacent to the hole): {}", fraction(trivial as u64, deals.len() as u64));
+    println!(
+        "trivially unsolvable (no top card adjacent to the hole): {}",
+        fraction(trivial as u64, deals.len() as u64)
+    );
     for &game in &args.games {
-        let solutions: Vec<Solution> = deals.iter().map(|deal| solve::solve(deal, game, &budget)).collect();
-        print!("{}", GameReport::new(game, &solutions));
+        let mut cpu_times = Vec::with_capacity(deals.len());
+        let mut solutions = Vec::with_capacity(deals.len());
+        for deal in &deals {
+            let before = thread_cpu_time();
+            solutions.push(solve::solve(deal, game, &budget));
+            if let (Some(before), Some(after)) = (before, thread_cpu_time()) {
+                cpu_times.push(after.saturating_sub(before));
+            }
+        }
+        let mut report = GameReport::new(game, &solutions);
+        if cpu_times.len() == solutions.len() {
+            cpu_times.sort_unstable();
+            report.cpu_times = cpu_times;
+        }
+        print!("{report}");
     }
     match peak_rss_kib() {
         Some(kib) => println!("peak RSS (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
@@ -106,8 +122,11 @@ pub struct GameReport {
     pub solved: u64,
     pub unsolvable: u64,
     pub gave_up: u64,
-    /// Sorted per-deal times and node counts.
+    /// Sorted per-deal wall-clock times and node counts.
     pub times: Vec<Duration>,
+    /// Sorted per-deal CPU times of the solving thread, when the system reports them (on a
+    /// shared machine they are the fairer measure).
+    pub cpu_times: Vec<Duration>,
     pub nodes: Vec<u64>,
     pub peak_memo_entries: usize,
     pub peak_memo_bytes: usize,
@@ -127,6 +146,7 @@ impl GameReport {
             unsolvable: count(|o| matches!(o, Outcome::Unsolvable)),
             gave_up: count(|o| matches!(o, Outcome::GaveUp)),
             times,
+            cpu_times: Vec::new(),
             nodes,
             peak_memo_entries: solutions.iter().map(|s| s.stats.peak_memo_entries).max().unwrap_or(0),
             peak_memo_bytes: solutions.iter().map(|s| s.stats.peak_memo_bytes).max().unwrap_or(0),
@@ -153,9 +173,22 @@ impl std::fmt::Display for GameReport {
             .iter()
             .map(|&q| format!("{:.3}", percentile(&self.times, q).map_or(0.0, ms)))
             .collect();
-        let _ = writeln!(out, "  time ms     median {}  p90 {}  p99 {}  max {}", times[0], times[1], times[2], times[3]);
+        let _ =
+            writeln!(out, "  time ms     median {}  p90 {}  p99 {}  max {}", times[0], times[1], times[2], times[3]);
+        if !self.cpu_times.is_empty() {
+            let cpu: Vec<String> = [0.5, 0.9, 0.99, 1.0]
+                .iter()
+                .map(|&q| format!("{:.3}", percentile(&self.cpu_times, q).map_or(0.0, ms)))
+                .collect();
+            let _ = writeln!(out, "  cpu ms      median {}  p90 {}  p99 {}  max {}", cpu[0], cpu[1], cpu[2], cpu[3]);
+            let _ = writeln!(
+                out,
+                "              (CPU time counts in scheduler ticks: only the upper percentiles are precise)"
+            );
+        }
         let nodes: Vec<u64> = [0.5, 0.9, 0.99, 1.0].iter().map(|&q| percentile(&self.nodes, q).unwrap_or(0)).collect();
-        let _ = writeln!(out, "  nodes       median {}  p90 {}  p99 {}  max {}", nodes[0], nodes[1], nodes[2], nodes[3]);
+        let _ =
+            writeln!(out, "  nodes       median {}  p90 {}  p99 {}  max {}", nodes[0], nodes[1], nodes[2], nodes[3]);
         let total: Duration = self.times.iter().sum();
         let _ = writeln!(out, "  total time  {:.2} s", total.as_secs_f64());
         let _ = writeln!(
@@ -196,6 +229,14 @@ pub fn percentile<T: Copy>(sorted: &[T], q: f64) -> Option<T> {
     }
     let rank = (q * sorted.len() as f64).ceil() as usize;
     Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// The CPU time the calling thread has used (the first field of `/proc/thread-self/schedstat`,
+/// in nanoseconds), if the system reports it.
+pub fn thread_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
 }
 
 /// The process's peak resident set size in KiB (`VmHWM` in `/proc/self/status`).
@@ -267,5 +308,18 @@ mod tests {
         assert!(text.contains("median 2.000") && text.contains("max 9.000"), "{text}");
         assert!(text.contains("nodes       median 2  p90 9  p99 9  max 9"), "{text}");
         assert!(peak_rss_kib().is_some());
+        assert!(!text.contains("cpu ms"), "no CPU times were given");
+        let mut timed = report.clone();
+        timed.cpu_times = vec![Duration::from_millis(1), Duration::from_millis(4)];
+        assert!(timed.to_string().contains("cpu ms      median 1.000  p90 4.000  p99 4.000  max 4.000"));
+        let first = thread_cpu_time();
+        let mut spin = 0u64;
+        for i in 0..2_000_000u64 {
+            spin = spin.wrapping_add(i * i);
+        }
+        assert!(spin > 0);
+        if let (Some(first), Some(second)) = (first, thread_cpu_time()) {
+            assert!(second >= first);
+        }
     }
 }

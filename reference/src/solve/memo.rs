@@ -1,8 +1,8 @@
 //! The memo of dead states: an exact, memory-bounded hash set of fixed-width keys.
 //!
-//! Input: state keys as slices of `u64` words (all of one width, built by
-//! [`super::state::KeyLayout`]). Output: [`DeadSet::contains`] answers and memory figures
-//! ([`DeadSet::len`], [`DeadSet::bytes`]).
+//! Input: position keys as slices of `u64` words (all of one width, built by
+//! [`super::key::KeyLayout`]). Output: [`DeadSet::contains`] answers and memory figures
+//! ([`DeadSet::peak_len`], [`DeadSet::bytes`]).
 //!
 //! Keys are stored whole, never as a hash or signature: a collision between two different
 //! states would make the solver call a solvable state dead, i.e. report a wrong "unsolvable".
@@ -40,14 +40,7 @@ impl DeadSet {
     pub fn new(width: usize, max_bytes: usize) -> Self {
         assert!(width >= 1, "keys have at least the guard word");
         let slots = if MIN_SLOTS * width * 8 <= max_bytes { MIN_SLOTS } else { 0 };
-        DeadSet {
-            width,
-            table: vec![0; slots * width],
-            bits: slots.trailing_zeros(),
-            len: 0,
-            max_bytes,
-            peak_len: 0,
-        }
+        DeadSet { width, table: vec![0; slots * width], bits: slots.trailing_zeros(), len: 0, max_bytes, peak_len: 0 }
     }
 
     /// The number of keys stored.

@@ -3,15 +3,26 @@
 //! Input: a [`Puzzle`], a [`Game`] and a [`Budget`]. Output: a [`Solution`]: solved (with a
 //! witness already replayed through the checker), proved unsolvable, or gave up, with [`Stats`].
 //!
-//! A depth-first search ([`search`]) over positions keyed exactly by (pile heights, hole rank,
-//! worm rank) ([`state`]), with a memory-bounded memo of dead positions ([`memo`]) and prunes
-//! that never lose a solution ([`prune`]). It is complete for generalised decks: any ranks,
-//! suits and piles, uneven or empty piles, any hole card, partial decks.
+//! A depth-first search (`search`) over positions (`state`) with a memory-bounded memo of
+//! dead positions (`memo`), keyed exactly up to an equivalence that keeps solvability
+//! (`key`: identical pile remnants, runs of one rank, the hole's and the worm card's ranks).
+//! Moves are pruned by rules that never lose a solution (`prune`: same-rank dominance, twin
+//! piles, the worm-hole rules), and dead positions are recognised early by necessary conditions
+//! (`walk`: can the remaining ranks follow the hole at all; `cuts`: in an order the piles
+//! allow). Every rule has its soundness argument on its own function and a test against
+//! exhaustive search. The search is complete for generalised decks: any ranks, suits and piles,
+//! uneven or empty piles, any hole card, partial decks.
+//!
+//! Worm Hole first looks for a Black Hole solution, and every witness is replayed through
+//! [`crate::check`] before it is reported.
 
+mod cuts;
+mod key;
 mod memo;
 mod prune;
-pub mod search;
+mod search;
 mod state;
+mod walk;
 
 use std::time::{Duration, Instant};
 

@@ -9,19 +9,18 @@
 //! depends on. The search is iterative so that deep generalised puzzles cannot overflow the
 //! stack.
 
+use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
 use crate::model::{Game, Move};
 
+use super::cuts::PileOrder;
 use super::memo::DeadSet;
 use super::prune::{self, PlayCandidate};
 use super::state::{Layout, Played, Position, Step};
+use super::walk;
 
 /// How far one search may go.
-pub static mut DBG: [u64; 4] = [0; 4];
-pub static mut DBG_HIT: [u64; 64] = [0; 64];
-pub static mut DBG_WALK: [u64; 64] = [0; 64];
-pub static mut DBG_NODE: [u64; 64] = [0; 64];
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub max_nodes: u64,
@@ -57,11 +56,13 @@ pub struct Search<'a> {
     nodes: u64,
     candidates: Vec<PlayCandidate>,
     worm_piles: Vec<u32>,
+    order: PileOrder,
 }
 
 impl<'a> Search<'a> {
     pub fn new(layout: &'a Layout, pos: Position, memo: &'a mut DeadSet) -> Self {
-        Search { layout, pos, memo, nodes: 0, candidates: Vec::new(), worm_piles: Vec::new() }
+        let order = PileOrder::new(layout.ranks);
+        Search { layout, pos, memo, nodes: 0, candidates: Vec::new(), worm_piles: Vec::new(), order }
     }
 
     /// The nodes expanded so far.
@@ -84,21 +85,14 @@ impl<'a> Search<'a> {
                 if self.nodes > limits.max_nodes {
                     return End::GaveUp;
                 }
-                if self.nodes % CLOCK_EVERY == 0 && limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                if self.nodes.is_multiple_of(CLOCK_EVERY) && limits.deadline.is_some_and(|d| Instant::now() >= d) {
                     return End::GaveUp;
                 }
                 if self.pos.is_won() {
                     return End::Solved(self.witness(&path));
                 }
-                let feasible = prune::rank_walk_feasible(self.layout.ranks, &self.pos.counts, self.pos.hole, self.pos.remaining);
-                let hit = feasible && self.memo.contains(&self.pos.key);
-                let alive = feasible && !hit;
-                unsafe {
-                    DBG[0] += 1;
-                    if hit { DBG[1] += 1; DBG_HIT[self.pos.remaining as usize] += 1; }
-                    else if !alive { DBG[2] += 1; DBG_WALK[self.pos.remaining as usize] += 1; }
-                    DBG_NODE[self.pos.remaining as usize] += 1;
-                }
+                // The memo first: one lookup is cheaper than the walk tests.
+                let alive = !self.memo.contains(&self.pos.key) && self.feasible();
                 if alive {
                     let start = moves.len();
                     self.children(&mut moves);
@@ -127,15 +121,43 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// Whether the current position passes the rank-walk test and the pile-order test (in its
+    /// weaker Worm Hole form in Worm Hole).
+    pub(super) fn feasible(&mut self) -> bool {
+        let layout = self.layout;
+        let pos = &self.pos;
+        let order = &mut self.order;
+        // The piles are loaded only once some walk passes the rank test.
+        let mut loaded = false;
+        let mut allow = |crossings: &walk::Crossings| {
+            if !loaded {
+                loaded = true;
+                let piles = layout.pile_ranks.iter().zip(&pos.heights).map(|(ranks, &h)| &ranks[..h as usize]);
+                match layout.game {
+                    Game::BlackHole => order.load(pos.hole, piles),
+                    Game::WormHole => order.load_worm(pos.hole, pos.worm.map(|w| (w - 1) % layout.ranks), piles),
+                }
+            }
+            order.allow(crossings)
+        };
+        walk::walk_feasible(layout.ranks, &pos.counts, pos.hole, pos.remaining, Some(&mut allow))
+    }
+
     /// The moves that led here, as the output format names them.
     fn witness(&self, path: &[Played]) -> Vec<Move> {
-        path.iter()
-            .map(|played| match played.step {
-                Step::Play(p) => Move::Play { pile: p as usize, card: played.card },
-                Step::ToWorm(p) => Move::ToWorm { pile: p as usize, card: played.card },
-                Step::FromWorm => Move::FromWorm { card: played.card },
-            })
-            .collect()
+        let mut moves = Vec::with_capacity(path.len());
+        for played in path {
+            match played.step {
+                Step::Play(p) => moves.push(Move::Play { pile: p as usize, card: played.card }),
+                Step::ToWorm(p) => moves.push(Move::ToWorm { pile: p as usize, card: played.card }),
+                Step::FromWorm => moves.push(Move::FromWorm { card: played.card }),
+                Step::WormPlay(p) => {
+                    moves.push(Move::ToWorm { pile: p as usize, card: played.card });
+                    moves.push(Move::Play { pile: p as usize, card: played.second });
+                }
+            }
+        }
+        moves
     }
 
     /// Appends the kept children of the current position to `out`, best first.
@@ -156,7 +178,10 @@ impl<'a> Search<'a> {
             let rank = layout.pile_ranks[p][top];
             let unit = layout.unit[p][top];
             let playable = rank == up || rank == down;
-            let wormable = worm_open && prune::may_enter_worm(unit);
+            let wormable = worm_open && prune::may_enter_worm(unit) && {
+                let under = layout.pile_ranks[p][top - 1];
+                prune::worm_then_play(under == up || under == down)
+            };
             if !(playable || wormable) || prune::has_earlier_twin(&layout.twins[p], &pos.heights, h) {
                 continue;
             }
@@ -171,39 +196,23 @@ impl<'a> Search<'a> {
         // Cards with more beneath them first: clearing tall piles early keeps options open
         // (the paper's value ordering); a stable sort keeps pile order among equals.
         let heights = &pos.heights;
+        // Then cards of the ranks with most cards left: spending a scarce rank early cuts the
+        // walk of hole ranks short.
         let counts = &pos.counts;
-        let lay = layout;
-        match order() {
-            0 => self.candidates.sort_by_key(|c| std::cmp::Reverse(heights[c.pile as usize])),
-            1 => {}
-            2 => self.candidates.sort_by_key(|c| (std::cmp::Reverse(heights[c.pile as usize]), c.unit)),
-            3 => self.candidates.sort_by_key(|c| std::cmp::Reverse(counts[c.rank as usize])),
-            4 => self.candidates.sort_by_key(|c| counts[c.rank as usize]),
-            5 => self.candidates.sort_by_key(|c| {
-                let h = heights[c.pile as usize] as usize;
-                let next = if h >= 2 { let r = lay.pile_ranks[c.pile as usize][h - 2]; let d = (r + ranks - c.rank) % ranks; d == 1 || d == ranks - 1 } else { false };
-                (std::cmp::Reverse(next), std::cmp::Reverse(h))
-            }),
-            6 => self.candidates.sort_by_key(|c| (std::cmp::Reverse(heights[c.pile as usize]), std::cmp::Reverse(counts[c.rank as usize]))),
-            _ => self.candidates.sort_by_key(|c| (std::cmp::Reverse(heights[c.pile as usize]), counts[c.rank as usize])),
-        }
-        out.extend(self.candidates.iter().map(|c| Step::Play(c.pile)));
-        if let Some(worm) = pos.worm {
+        self.candidates.sort_by_key(|c| (Reverse(heights[c.pile as usize]), Reverse(counts[c.rank as usize])));
+        let from_worm = pos.worm.is_some_and(|worm| {
             let rank = (worm - 1) % ranks;
-            if rank == up || rank == down {
-                out.push(Step::FromWorm);
-            }
+            rank == up || rank == down
+        });
+        out.extend(self.candidates.iter().map(|c| Step::Play(c.pile)));
+        if from_worm {
+            out.push(Step::FromWorm);
         }
-        out.extend(self.worm_piles.iter().map(|&p| Step::ToWorm(p)));
+        out.extend(self.worm_piles.iter().map(|&p| Step::WormPlay(p)));
     }
 }
 
 /// The deadline `time` after `start`, if any.
 pub fn deadline(start: Instant, time: Option<Duration>) -> Option<Instant> {
     time.map(|t| start + t)
-}
-
-fn order() -> u32 {
-    static ORDER: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *ORDER.get_or_init(|| std::env::var("ORDER").ok().and_then(|v| v.parse().ok()).unwrap_or(0))
 }

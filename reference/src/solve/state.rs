@@ -6,6 +6,7 @@
 
 use crate::model::{Card, Game, Puzzle};
 
+use super::key::KeyLayout;
 use super::prune;
 
 /// One move as the search makes it: which pile (the card is whatever is on top).
@@ -17,66 +18,19 @@ pub enum Step {
     ToWorm(u32),
     /// Play the worm hole's card onto the black hole.
     FromWorm,
+    /// [`Step::ToWorm`] then [`Step::Play`] from the same pile: the only way the search uses
+    /// the worm hole (see [`prune::worm_then_play`]).
+    WormPlay(u32),
 }
 
-/// What taking a step back needs: the step, the card it moved and the hole's rank before it.
+/// What taking a step back needs: the step, the card(s) it moved and the hole's rank before it.
 #[derive(Clone, Copy, Debug)]
 pub struct Played {
     pub step: Step,
     pub card: Card,
+    /// For [`Step::WormPlay`], the card played after `card` went into the worm hole.
+    pub second: Card,
     prev_hole: u32,
-}
-
-/// A bit field of a key: which word, and where in it.
-#[derive(Clone, Copy, Debug)]
-struct Field {
-    word: usize,
-    shift: u32,
-}
-
-/// How a position packs into a key of `u64` words: one field per pile height, one for the
-/// hole's rank and, in Worm Hole, one for the worm card's rank (0 when empty, else rank + 1).
-///
-/// The packing is injective (every field is wide enough for every value it can hold, and
-/// fields never overlap), so equal keys mean equal (heights, hole rank, worm rank). Bit 0 of
-/// the first word is a guard bit that is always set, so no key starts with a zero word (the
-/// memo's empty-slot marker).
-#[derive(Clone, Debug)]
-pub struct KeyLayout {
-    width: usize,
-    heights: Vec<Field>,
-    hole: Field,
-    worm: Field,
-}
-
-/// The number of bits that hold every value in `0..=max`.
-fn bits_for(max: u64) -> u32 {
-    64 - max.leading_zeros()
-}
-
-impl KeyLayout {
-    fn new(pile_lens: &[usize], ranks: u32) -> Self {
-        let mut word = 0;
-        let mut used = 1; // the guard bit
-        let mut place = |bits: u32| {
-            if used + bits > 64 {
-                word += 1;
-                used = 0;
-            }
-            let field = Field { word, shift: used };
-            used += bits;
-            field
-        };
-        let heights = pile_lens.iter().map(|&len| place(bits_for(len as u64))).collect();
-        let hole = place(bits_for(u64::from(ranks) - 1));
-        let worm = place(bits_for(u64::from(ranks)));
-        KeyLayout { width: word + 1, heights, hole, worm }
-    }
-
-    /// Words per key.
-    pub fn width(&self) -> usize {
-        self.width
-    }
 }
 
 /// The fixed facts about a puzzle that the search consults at every node.
@@ -100,8 +54,7 @@ impl Layout {
     pub fn new(puzzle: &Puzzle, game: Game) -> Self {
         let deck = puzzle.deck;
         let cards = puzzle.piles.clone();
-        let pile_ranks: Vec<Vec<u32>> =
-            cards.iter().map(|pile| pile.iter().map(|&c| deck.rank(c)).collect()).collect();
+        let pile_ranks: Vec<Vec<u32>> = cards.iter().map(|pile| pile.iter().map(|&c| deck.rank(c)).collect()).collect();
         let unit = pile_ranks.iter().map(|ranks| prune::unit_flags(ranks)).collect();
         let twins = (0..pile_ranks.len())
             .map(|p| {
@@ -113,8 +66,8 @@ impl Layout {
                     .collect()
             })
             .collect();
-        let lens: Vec<usize> = cards.iter().map(Vec::len).collect();
-        Layout { game, ranks: deck.ranks, cards, pile_ranks, unit, twins, key: KeyLayout::new(&lens, deck.ranks) }
+        let key = KeyLayout::new(&pile_ranks, deck.ranks);
+        Layout { game, ranks: deck.ranks, cards, pile_ranks, unit, twins, key }
     }
 }
 
@@ -130,6 +83,8 @@ pub struct Position {
     /// Cards still to reach the black hole.
     pub remaining: u32,
     pub key: Vec<u64>,
+    /// How often each remnant class occurs (kept for updating the key).
+    occurrences: Vec<u32>,
 }
 
 impl Position {
@@ -143,15 +98,9 @@ impl Position {
         }
         let heights: Vec<u32> = layout.cards.iter().map(|p| p.len() as u32).collect();
         let hole = puzzle.deck.rank(puzzle.hole);
-        let mut key = vec![0; layout.key.width];
-        key[0] = 1;
-        for (field, &h) in layout.key.heights.iter().zip(&heights) {
-            key[field.word] |= u64::from(h) << field.shift;
-        }
-        let hole_field = layout.key.hole;
-        key[hole_field.word] |= u64::from(hole) << hole_field.shift;
+        let (key, occurrences) = layout.key.start(&heights, hole);
         let remaining = heights.iter().sum();
-        Position { heights, hole, worm: None, counts, remaining, key }
+        Position { heights, hole, worm: None, counts, remaining, key, occurrences }
     }
 
     /// Whether every card has reached the black hole.
@@ -167,32 +116,28 @@ impl Position {
     }
 
     fn set_hole(&mut self, layout: &Layout, rank: u32) {
-        let field = layout.key.hole;
-        let word = &mut self.key[field.word];
-        *word = (*word & !(mask(layout.ranks - 1) << field.shift)) | (u64::from(rank) << field.shift);
+        layout.key.set_hole(&mut self.key, rank);
         self.hole = rank;
     }
 
     fn set_worm(&mut self, layout: &Layout, worm: Option<Card>, rank_plus_one: u32) {
-        let field = layout.key.worm;
-        let word = &mut self.key[field.word];
-        *word = (*word & !(mask(layout.ranks) << field.shift)) | (u64::from(rank_plus_one) << field.shift);
+        layout.key.set_worm(&mut self.key, rank_plus_one);
         self.worm = worm;
     }
 
     fn lower(&mut self, layout: &Layout, p: usize) -> (Card, u32) {
-        let h = self.heights[p] as usize;
+        let h = self.heights[p];
         debug_assert!(h > 0);
-        self.heights[p] -= 1;
-        let field = layout.key.heights[p];
-        self.key[field.word] -= 1 << field.shift;
-        (layout.cards[p][h - 1], layout.pile_ranks[p][h - 1])
+        layout.key.lower(&mut self.key, &mut self.occurrences, p, h);
+        self.heights[p] = h - 1;
+        let top = h as usize - 1;
+        (layout.cards[p][top], layout.pile_ranks[p][top])
     }
 
     fn raise(&mut self, layout: &Layout, p: usize) {
-        self.heights[p] += 1;
-        let field = layout.key.heights[p];
-        self.key[field.word] += 1 << field.shift;
+        let h = self.heights[p] + 1;
+        layout.key.raise(&mut self.key, &mut self.occurrences, p, h);
+        self.heights[p] = h;
     }
 
     /// Makes a legal `step` and returns what [`Self::undo`] needs.
@@ -220,14 +165,24 @@ impl Position {
                 self.remaining -= 1;
                 card
             }
+            Step::WormPlay(p) => {
+                let first = self.apply(layout, Step::ToWorm(p));
+                let second = self.apply(layout, Step::Play(p));
+                return Played { step, card: first.card, second: second.card, prev_hole };
+            }
         };
-        Played { step, card, prev_hole }
+        Played { step, card, second: 0, prev_hole }
     }
 
     /// Takes back the step that `played` records (the last one made).
     pub fn undo(&mut self, layout: &Layout, played: Played) {
         let rank = (played.card - 1) % layout.ranks;
         match played.step {
+            Step::WormPlay(p) => {
+                self.undo(layout, Played { step: Step::Play(p), card: played.second, ..played });
+                self.undo(layout, Played { step: Step::ToWorm(p), ..played });
+                return;
+            }
             Step::Play(p) => {
                 self.raise(layout, p as usize);
                 self.counts[rank as usize] += 1;
@@ -246,17 +201,6 @@ impl Position {
         self.set_hole(layout, played.prev_hole);
     }
 }
-
-/// The all-ones mask of a field that holds `0..=max`.
-fn mask(max: u32) -> u64 {
-    let bits = bits_for(u64::from(max));
-    if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,9 +218,9 @@ mod tests {
         let start = pos.key.clone();
         let mut seen = vec![start.clone()];
         let mut undo = Vec::new();
-        for step in [Step::Play(0), Step::ToWorm(2), Step::Play(0), Step::FromWorm, Step::Play(2)] {
+        for step in [Step::Play(0), Step::ToWorm(2), Step::Play(0), Step::FromWorm, Step::WormPlay(2), Step::Play(2)] {
             undo.push(pos.apply(&layout, step));
-            assert!(!seen.contains(&pos.key), "every step here reaches a new position");
+            assert!(!seen.contains(&pos.key), "every step here reaches a new position: {step:?}");
             seen.push(pos.key.clone());
         }
         while let Some(played) = undo.pop() {
@@ -285,14 +229,5 @@ mod tests {
         assert_eq!(pos.key, start);
         assert_eq!(pos.heights, vec![3, 0, 9]);
         assert_eq!(pos.hole, 0);
-    }
-
-    #[test]
-    fn wide_layouts_spill_into_more_words() {
-        let piles: Vec<usize> = vec![1000; 20];
-        let layout = KeyLayout::new(&piles, 13);
-        assert_eq!(layout.width(), 4); // 20 fields of 10 bits, 6 per word after the guard bit
-        let one = KeyLayout::new(&[0, 0, 3], 1);
-        assert_eq!(one.width(), 1);
     }
 }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use super::prune::{self, PlayCandidate};
 use super::search::Search;
 use super::state::{Layout, Position, Step};
+use super::walk;
 use super::*;
 use crate::model::Deck;
 
@@ -52,7 +53,13 @@ fn random_puzzle(rng: &mut Rng, max_cards: usize) -> Puzzle {
 /// Exhaustive search over positions, memoised on the full key (no prunes).
 struct Exhaustive<'a> {
     layout: &'a Layout,
-    known: HashMap<Vec<u64>, bool>,
+    /// Solvability by the raw position (heights, hole rank, worm card): independent of the
+    /// solver's key.
+    known: HashMap<(Vec<u32>, u32, Option<u32>), bool>,
+}
+
+fn raw(pos: &Position) -> (Vec<u32>, u32, Option<u32>) {
+    (pos.heights.clone(), pos.hole, pos.worm)
 }
 
 impl Exhaustive<'_> {
@@ -83,7 +90,7 @@ impl Exhaustive<'_> {
         if pos.is_won() {
             return true;
         }
-        if let Some(&known) = self.known.get(&pos.key) {
+        if let Some(&known) = self.known.get(&raw(pos)) {
             return known;
         }
         let mut found = false;
@@ -95,7 +102,7 @@ impl Exhaustive<'_> {
                 break;
             }
         }
-        self.known.insert(pos.key.clone(), found);
+        self.known.insert(raw(pos), found);
         found
     }
 
@@ -114,7 +121,7 @@ fn for_each_position(puzzle: &Puzzle, game: Game, mut check: impl FnMut(&Layout,
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![Position::start(&layout, puzzle)];
     while let Some(mut pos) = stack.pop() {
-        if !seen.insert((pos.key.clone(), pos.worm)) {
+        if !seen.insert(raw(&pos)) {
             continue;
         }
         check(&layout, &mut pos, &mut exhaustive);
@@ -153,10 +160,8 @@ fn dropped_unit_plays_have_a_solvable_same_rank_alternative() {
         prune::keep_plays(&mut kept);
         for dropped in all.iter().filter(|c| !kept.contains(c)) {
             if ex.child_solvable(pos, Step::Play(dropped.pile)) {
-                let rescued = kept
-                    .iter()
-                    .filter(|k| k.rank == dropped.rank)
-                    .any(|k| ex.child_solvable(pos, Step::Play(k.pile)));
+                let rescued =
+                    kept.iter().filter(|k| k.rank == dropped.rank).any(|k| ex.child_solvable(pos, Step::Play(k.pile)));
                 assert!(rescued, "dropping pile {} lost every solution", dropped.pile);
             }
         }
@@ -177,7 +182,16 @@ fn unit_cards_never_need_the_worm_hole() {
                 _ => true,
             })
             .collect();
-        assert!(others.iter().any(|&s| ex.child_solvable(pos, s)), "the worm rule lost every solution: {:?} {:?} hole {} worm {:?} steps {:?} kept {:?}", layout.cards, pos.heights, pos.hole, pos.worm, ex.all_steps(pos), others);
+        assert!(
+            others.iter().any(|&s| ex.child_solvable(pos, s)),
+            "the worm rule lost every solution: {:?} {:?} hole {} worm {:?} steps {:?} kept {:?}",
+            layout.cards,
+            pos.heights,
+            pos.hole,
+            pos.worm,
+            ex.all_steps(pos),
+            others
+        );
     });
 }
 
@@ -189,7 +203,9 @@ fn twin_piles_are_interchangeable() {
             if h == 0 || !prune::has_earlier_twin(&layout.twins[p], &pos.heights, h) {
                 continue;
             }
-            let twin = (0..p).find(|&q| pos.heights[q] == h && layout.pile_ranks[q][..h as usize] == layout.pile_ranks[p][..h as usize]);
+            let twin = (0..p).find(|&q| {
+                pos.heights[q] == h && layout.pile_ranks[q][..h as usize] == layout.pile_ranks[p][..h as usize]
+            });
             let q = twin.expect("has_earlier_twin names a real twin") as u32;
             for (from_p, from_q) in [(Step::Play(p as u32), Step::Play(q)), (Step::ToWorm(p as u32), Step::ToWorm(q))] {
                 if ex.all_steps(pos).contains(&from_p) {
@@ -201,12 +217,54 @@ fn twin_piles_are_interchangeable() {
 }
 
 #[test]
+fn positions_with_equal_keys_are_equally_solvable() {
+    for seed in 0..400 {
+        let mut rng = Rng(seed);
+        let puzzle = random_puzzle(&mut rng, 10);
+        for game in [Game::BlackHole, Game::WormHole] {
+            let mut by_key: HashMap<Vec<u64>, bool> = HashMap::new();
+            for_each_position(&puzzle, game, |_, pos, ex| {
+                let solvable = ex.solvable(pos);
+                let first = *by_key.entry(pos.key.clone()).or_insert(solvable);
+                assert_eq!(first, solvable, "{puzzle} {game}: equal keys, different answers");
+            });
+        }
+    }
+}
+
+#[test]
 fn solvable_positions_pass_the_rank_walk_test() {
     over_random_positions(600, |layout, pos, ex| {
         if ex.solvable(pos) {
-            assert!(prune::rank_walk_feasible(layout.ranks, &pos.counts, pos.hole, pos.remaining));
+            assert!(walk::rank_walk_feasible(layout.ranks, &pos.counts, pos.hole, pos.remaining));
         }
     });
+}
+
+#[test]
+fn solvable_positions_pass_the_pile_order_tests() {
+    // Longer piles than elsewhere, so that cuts needing two or three crossings occur.
+    let mut rejected = 0;
+    for seed in 0..1500 {
+        let mut rng = Rng(seed ^ 0x5eed);
+        let mut puzzle = random_puzzle(&mut rng, 11);
+        if puzzle.deck.ranks < 3 {
+            puzzle.deck.ranks += 2;
+        }
+        for game in [Game::BlackHole, Game::WormHole] {
+            for_each_position(&puzzle, game, |layout, pos, ex| {
+                let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 16);
+                let mut search = Search::new(layout, pos.clone(), &mut memo);
+                let feasible = search.feasible();
+                if ex.solvable(pos) {
+                    assert!(feasible, "{puzzle} {game}: a solvable position failed the pile-order test");
+                } else if !feasible && walk::rank_walk_feasible(layout.ranks, &pos.counts, pos.hole, pos.remaining) {
+                    rejected += 1;
+                }
+            });
+        }
+    }
+    assert!(rejected > 0, "the pile-order tests should catch some dead positions the walk misses");
 }
 
 #[test]
@@ -253,11 +311,37 @@ fn budgets_give_up_instead_of_guessing() {
         hole: 1,
         piles: (0..17).map(|p| (0..3).map(|i| 2 + p * 3 + i).collect()).collect(),
     };
-    let tiny = Budget { max_nodes: 3, ..Budget::default() };
+    let tiny = Budget { max_nodes: 1, ..Budget::default() };
     assert_eq!(solve(&puzzle, Game::BlackHole, &tiny).outcome, Outcome::GaveUp);
     let timed = Budget { time: Some(Duration::ZERO), max_nodes: u64::MAX, ..Budget::default() };
     let outcome = solve(&puzzle, Game::BlackHole, &timed).outcome;
     assert!(matches!(outcome, Outcome::GaveUp | Outcome::Solved(_) | Outcome::Unsolvable));
+}
+
+#[test]
+fn worm_moves_wait_for_the_card_below() {
+    // Every solvable Worm Hole position has a solution whose worm moves are each followed at
+    // once by a play from the same pile: check it by searching only such solutions.
+    over_random_positions(400, |layout, pos, ex| {
+        if layout.game != Game::WormHole || pos.is_won() || !ex.solvable(pos) {
+            return;
+        }
+        let kept: Vec<Step> = ex
+            .all_steps(pos)
+            .into_iter()
+            .filter_map(|s| match s {
+                Step::ToWorm(p) => {
+                    let h = pos.heights[p as usize] as usize;
+                    let under_playable = h >= 2
+                        && (Deck { ranks: layout.ranks, suits: 1 })
+                            .ranks_adjacent(layout.pile_ranks[p as usize][h - 2], pos.hole);
+                    prune::worm_then_play(under_playable).then_some(Step::WormPlay(p))
+                }
+                other => Some(other),
+            })
+            .collect();
+        assert!(kept.into_iter().any(|s| ex.child_solvable(pos, s)), "worm-then-play lost every solution");
+    });
 }
 
 #[test]
