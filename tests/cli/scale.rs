@@ -41,7 +41,7 @@ fn two_shards_merge_to_the_unsharded_gradebook() {
         .iter()
         .map(|shard| {
             let out = dir.path().join(format!("shard{}", &shard[..1]));
-            let child = bhgrade()
+            let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"))
                 .args(["mark", "--jobs", "1", "--shard", shard, "--suite"])
                 .arg(repo().join("fixtures/suites/tiny"))
                 .arg("--out")
