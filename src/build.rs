@@ -164,7 +164,8 @@ pub fn prepare(
     scratch_root: &Path,
     sandbox: &Sandbox,
 ) -> Result<BuiltSubmission, BuildError> {
-    let (program, args) = cfg.command.split_first().ok_or(BuildError::EmptyCommand)?;
+    // No command: only copy and locate (a stacscheck tree's own build scripts do the build).
+    let build_command = cfg.command.split_first();
     fs::create_dir_all(scratch_root).map_err(io_err(scratch_root))?;
     let scratch = tempfile::Builder::new().prefix("build-").tempdir_in(scratch_root).map_err(io_err(scratch_root))?;
     // The copy keeps the original's name, so that a submission folder that is itself the
@@ -218,7 +219,7 @@ pub fn prepare(
     if stale > 0 {
         notes.push(format!("deleted {stale} stale .class file(s) before building"));
     }
-    if !built.srcdir.join(&cfg.script).is_file() {
+    if build_command.is_some() && !built.srcdir.join(&cfg.script).is_file() {
         let detail = format!("{} is missing from {}", cfg.script, rel(&built.root, &built.srcdir));
         return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
     }
@@ -229,6 +230,12 @@ pub fn prepare(
             .map_err(|e| BuildError::Io { path: built.scratch.path().to_path_buf(), source: e })?;
     }
 
+    // The build, and later every run of the tests, may write anywhere in this copy (and,
+    // under Landlock, nowhere else but its own run folder).
+    sandbox.add_copy(built.scratch.path());
+    let Some((program, args)) = build_command else {
+        return Ok(finish(built, BuildVerdict::Ok, "copied; no build command".into(), notes));
+    };
     let cmd = Command::new(program, &built.srcdir).args(args);
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
     let (verdict, detail) = judge_build(&outcome, cfg);

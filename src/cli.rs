@@ -47,6 +47,11 @@ OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was mark
     /// Run a suite's visible tests on one submission and print its report (what a student runs).
     #[command(after_help = "Exit status 0 when every test is accepted, 1 when any is not.")]
     Test(TestArgs),
+    /// Run a stacscheck test tree on one submission, with bhgrade's limits and containment.
+    #[command(after_help = "Runs the tree's build, test, info and prog scripts as stacscheck does (TESTDIR, \
+SCRATCHDIR, .in on a pipe, its comparison rule), one test per comparison, named by its path in the tree.\n\
+Exit status 0 when every step passed, 1 when any did not.")]
+    Stacscheck(StacscheckArgs),
     /// Combine the outputs of sharded `mark --shard K/N` runs into one summary and gradebook.
     #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.")]
     Merge(MergeArgs),
@@ -64,6 +69,19 @@ struct Common {
     /// Builds and runs at once [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
+    /// Isolation of student code: `auto` uses every layer this machine offers and warns once per
+    /// missing one; `strict` refuses to mark without all of them; `off` keeps only the limits
+    /// (trusted code only). `bhgrade doctor` shows the layers.
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "auto",
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::PossibleValuesParser::new(["auto", "strict", "off"]),
+            |mode| mode.parse::<bhgrade::sandbox::Isolation>().expect("a listed mode"),
+        )
+    )]
+    isolation: bhgrade::sandbox::Isolation,
 }
 
 #[derive(Debug, Args)]
@@ -79,6 +97,9 @@ struct MarkArgs {
     /// Redo every build and run, ignoring results stored by an earlier marking into OUT.
     #[arg(long)]
     force: bool,
+    /// Mark against a stacscheck test tree (e.g. Tests/ or Tests/Part1) instead of a suite.
+    #[arg(long, value_name = "TESTDIR")]
+    stacscheck: Option<PathBuf>,
     /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
     /// class over machines; combine the outputs with `bhgrade merge`.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]
@@ -115,6 +136,30 @@ struct TestArgs {
 }
 
 #[derive(Debug, Args)]
+struct StacscheckArgs {
+    /// The tree, or a part of it (its practical.config is found in it or above it).
+    #[arg(value_name = "TESTDIR")]
+    testdir: PathBuf,
+    /// The submission folder.
+    #[arg(value_name = "SUBMISSION", default_value = ".")]
+    submission: PathBuf,
+    /// Also write the markdown report (and JSON) into this folder.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Isolation of the scripts: auto, strict or off (see `bhgrade mark --help`).
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "auto",
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::PossibleValuesParser::new(["auto", "strict", "off"]),
+            |mode| mode.parse::<bhgrade::sandbox::Isolation>().expect("a listed mode"),
+        )
+    )]
+    isolation: bhgrade::sandbox::Isolation,
+}
+
+#[derive(Debug, Args)]
 struct MergeArgs {
     /// The output folders of the shards.
     #[arg(value_name = "DIRS", required = true)]
@@ -125,10 +170,19 @@ struct MergeArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Writes missing instances named after the generator (seed-cards-ranks-suits-piles.txt), \
+the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
+(the reference's search nodes). Files change only when their text does, so a second run changes nothing.\n\n\
+Exit status: 0 done (with --check: up to date); 1 with --check: out of date, each difference named; \
+2 the suite is invalid.")]
 struct RegenArgs {
     /// The suite folder.
     #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
     suite: PathBuf,
+    /// Change nothing; list every test whose stored answer, hardness or derived solution differs
+    /// from what the reference now says, or whose inputs changed since regen ran (for CI).
+    #[arg(long)]
+    check: bool,
 }
 
 /// What `main` reports for a failed command.
@@ -155,6 +209,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Mark(args) => mark(args),
         Command::Test(args) => test(args),
         Command::Merge(args) => merge(args),
+        Command::Stacscheck(args) => stacscheck(args),
         Command::Regen(args) => regen(args),
         Command::Doctor => doctor(),
     }
@@ -179,17 +234,42 @@ fn jobs(requested: Option<usize>) -> usize {
     requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
 }
 
-fn scratch_and_sandbox() -> Result<(tempfile::TempDir, Sandbox), CliError> {
+/// The scratch folder and the probed sandbox for `isolation`; says once, on stderr, what is
+/// missing (`auto`), or refuses to go on without it (`strict`).
+fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(tempfile::TempDir, Sandbox), CliError> {
+    use bhgrade::sandbox::{Isolation, Policy};
     let scratch = tempfile::Builder::new()
         .prefix("bhgrade-")
         .tempdir()
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
-    let sandbox = Sandbox::probe(scratch.path()).map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
+    let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(isolation))
+        .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
+    let missing = sandbox.missing_layers();
+    match isolation {
+        Isolation::Strict if !missing.is_empty() => {
+            let names: Vec<String> = missing.iter().map(|l| format!("{} ({})", l.name, l.detail)).collect();
+            return Err(CliError::Harness(format!(
+                "--isolation strict: this machine lacks {} isolation layer(s): {}; see `bhgrade doctor`",
+                missing.len(),
+                names.join("; ")
+            )));
+        }
+        Isolation::Auto | Isolation::Strict => {
+            for layer in &missing {
+                eprintln!("warning: isolation layer `{}` unavailable: {}", layer.name, layer.detail);
+            }
+        }
+        Isolation::Off => eprintln!(
+            "warning: --isolation off: student code runs without namespaces, Landlock or a user switch \
+             (limits still apply); use it only for code you trust"
+        ),
+    }
     Ok((scratch, sandbox))
 }
 
 fn mark(args: MarkArgs) -> Result<u8, CliError> {
-    let suite = load_suite(&args.common.suite)?;
+    let stacscheck_plan = args.stacscheck.as_deref().map(load_tree).transpose()?;
+    let suite = if stacscheck_plan.is_some() { None } else { Some(load_suite(&args.common.suite)?) };
     let dir = bundled(&args.submissions);
     let mut submissions = build::discover(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
     if submissions.is_empty() {
@@ -199,7 +279,7 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
         // `discover` sorts by name, so every machine computes the same shards.
         submissions = submissions.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
     }
-    let (scratch, sandbox) = scratch_and_sandbox()?;
+    let (scratch, sandbox) = scratch_and_sandbox(args.common.isolation)?;
     let options = MarkOptions {
         jobs: jobs(args.common.jobs),
         scratch_root: scratch.path().to_path_buf(),
@@ -210,8 +290,11 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
     let mut rejudge = report::Rejudge { dir: args.out.clone() };
     let mut files = report::Files { dir: args.out.clone() };
     let mut reporters: [&mut dyn Reporter; 3] = [&mut progress, &mut rejudge, &mut files];
-    let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut reporters)
-        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let class = match &stacscheck_plan {
+        Some((plan, limits)) => pipeline::mark_tree(plan, *limits, &submissions, &sandbox, &options, &mut reporters),
+        None => pipeline::mark(&suite.expect("loaded"), &submissions, &sandbox, &options, &mut reporters),
+    }
+    .map_err(|e| CliError::Harness(e.to_string()))?;
     if !class.incomplete.is_empty() {
         return Ok(INTERRUPTED);
     }
@@ -237,7 +320,7 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
     let path = args.submission.canonicalize().map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
-    let (scratch, sandbox) = scratch_and_sandbox()?;
+    let (scratch, sandbox) = scratch_and_sandbox(args.common.isolation)?;
     let options = MarkOptions {
         jobs: jobs(args.common.jobs),
         scratch_root: scratch.path().to_path_buf(),
@@ -290,6 +373,39 @@ fn stop_on_interrupt() -> &'static AtomicBool {
     &STOP
 }
 
+/// A stacscheck tree's plan, and the limits its steps run under (its own `timeout`).
+fn load_tree(testdir: &Path) -> Result<(bhgrade::stacscheck::Plan, bhgrade::sandbox::Limits), CliError> {
+    let plan = bhgrade::stacscheck::Plan::load(testdir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    for warning in &plan.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let timeout = plan.config.timeout;
+    let limits = bhgrade::sandbox::Limits { wall: timeout, cpu: timeout, memory_bytes: 1 << 30, output_bytes: 1 << 20 };
+    Ok((plan, limits))
+}
+
+fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
+    let (plan, limits) = load_tree(&args.testdir)?;
+    let path = args.submission.canonicalize().map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
+    let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
+    let submissions = [Submission { name, path }];
+    let (scratch, sandbox) = scratch_and_sandbox(args.isolation)?;
+    let options = MarkOptions { jobs: 1, scratch_root: scratch.path().to_path_buf(), store: None, stop: stop_on_interrupt() };
+    let mut terminal = report::Terminal;
+    let mut files = args.out.map(|dir| report::Files { dir });
+    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
+    if let Some(files) = files.as_mut() {
+        reporters.push(files);
+    }
+    let class = pipeline::mark_tree(&plan, limits, &submissions, &sandbox, &options, &mut reporters)
+        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let all_passed = class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
+    if !class.incomplete.is_empty() {
+        return Ok(INTERRUPTED);
+    }
+    Ok(if all_passed { 0 } else { 1 })
+}
+
 fn merge(args: MergeArgs) -> Result<u8, CliError> {
     let class = bhgrade::merge::merge(&args.dirs).map_err(|e| CliError::BadInput(e.to_string()))?;
     let mut files = report::Files { dir: args.out.clone() };
@@ -304,20 +420,64 @@ fn merge(args: MergeArgs) -> Result<u8, CliError> {
 
 fn regen(args: RegenArgs) -> Result<u8, CliError> {
     let dir = bundled(&args.suite);
-    let definition = suite::load_definition(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let stored = regen::regenerate(&definition).map_err(|e| match e {
-        regen::RegenError::Suite(e) => CliError::BadInput(e.to_string()),
+    let failed = |e: regen::RegenError| match e {
+        regen::RegenError::Suite(_) | regen::RegenError::NotGenerated { .. } => CliError::BadInput(e.to_string()),
         regen::RegenError::Write { .. } => CliError::Harness(e.to_string()),
-    })?;
-    eprintln!("stored {} expected answers in {}", stored.tests.len(), dir.join(suite::EXPECTED_FILE).display());
+    };
+    if args.check {
+        let differences = regen::check(&dir).map_err(failed)?;
+        for difference in &differences {
+            eprintln!("{difference}");
+        }
+        if differences.is_empty() {
+            eprintln!("{}: up to date with the reference", dir.display());
+            return Ok(0);
+        }
+        eprintln!("{}: {} difference(s); run `bhgrade regen --suite {}`", dir.display(), differences.len(), dir.display());
+        return Ok(1);
+    }
+    let done = regen::regenerate(&dir).map_err(failed)?;
+    println!("| test | kind | answer | nodes | derived |\n|---|---|---|---|---|");
+    for test in &done.tests {
+        let derived = test.derived.map_or("", |rule| rule.name());
+        println!("| {} | {} | {} | {} | {derived} |", test.id, test.kind, test.answer, test.nodes);
+    }
+    for file in &done.written {
+        eprintln!("wrote {file}");
+    }
+    for file in &done.removed {
+        eprintln!("removed {file} (no test derives it)");
+    }
+    eprintln!("{}: {} tests up to date", dir.display(), done.tests.len());
     Ok(0)
 }
 
+/// The table of isolation layers this machine offers (as `--isolation auto` would use them),
+/// and whether `--isolation strict` would mark here.
 fn doctor() -> Result<u8, CliError> {
-    let (_scratch, sandbox) = scratch_and_sandbox()?;
-    println!("| layer | active | detail |\n|---|---|---|");
+    use bhgrade::sandbox::{Isolation, Policy};
+    let scratch = tempfile::Builder::new()
+        .prefix("bhgrade-")
+        .tempdir()
+        .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
+    let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(Isolation::Auto))
+        .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
+    let cell = |text: &str| text.replace('|', "\\|");
+    println!("| layer | active | required | detail |\n|---|---|---|---|");
     for layer in sandbox.layers() {
-        println!("| {} | {} | {} |", layer.name, if layer.active { "yes" } else { "no" }, layer.detail);
+        let active = if layer.active { "yes" } else { "**no**" };
+        let required = if layer.required { "yes" } else { "no" };
+        println!("| {} | {active} | {required} | {} |", layer.name, cell(&layer.detail));
+    }
+    let missing = sandbox.missing_layers();
+    if missing.is_empty() {
+        println!("\nEvery layer is active: `--isolation strict` will mark on this machine.");
+    } else {
+        let names: Vec<&str> = missing.iter().map(|l| l.name.as_str()).collect();
+        println!(
+            "\nMissing: {}. `--isolation auto` marks without them (and warns); `--isolation strict` refuses.",
+            names.join(", ")
+        );
     }
     Ok(0)
 }

@@ -7,9 +7,17 @@ use crate::report::model::Environment;
 use crate::sandbox::{Limits, Sandbox};
 use crate::suite::Suite;
 
-/// Describes where and how marking runs now.
+/// Describes where and how marking with `suite` runs now.
 pub fn describe(suite: &Suite, jobs: usize, sandbox: &Sandbox) -> Environment {
     let first_limits = suite.tests().next().map(|t| t.def.limits);
+    Environment {
+        limits: first_limits.map_or_else(|| "none".into(), |limits| describe_limits(&limits)),
+        ..describe_machine(jobs, sandbox)
+    }
+}
+
+/// Describes the machine, its load, the parallelism and the isolation now (limits left empty).
+pub fn describe_machine(jobs: usize, sandbox: &Sandbox) -> Environment {
     Environment {
         bhgrade_version: env!("CARGO_PKG_VERSION").to_string(),
         machine: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
@@ -19,7 +27,7 @@ pub fn describe(suite: &Suite, jobs: usize, sandbox: &Sandbox) -> Environment {
             .unwrap_or_else(|| "unknown".into()),
         jobs,
         marked_at: utc_timestamp(SystemTime::now()),
-        limits: first_limits.map_or_else(|| "none".into(), |limits| describe_limits(&limits)),
+        limits: String::new(),
         isolation: sandbox.layers().iter().filter(|layer| layer.active).map(|layer| layer.name.to_string()).collect(),
     }
 }

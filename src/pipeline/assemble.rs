@@ -137,6 +137,7 @@ fn not_run(suite: &Suite, test: &Test, verdict: Verdict) -> TestReport {
         first_line: String::new(),
         stderr_tail: String::new(),
         rerun_alone: false,
+        diff: String::new(),
     }
 }
 

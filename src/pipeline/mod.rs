@@ -11,6 +11,9 @@
 
 mod assemble;
 mod plan;
+mod stacscheck;
+
+pub use stacscheck::mark_tree;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;

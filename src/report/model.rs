@@ -70,6 +70,9 @@ pub struct TestReport {
     pub stderr_tail: String,
     /// Whether the run hit a time limit beside other runs and was run again alone to confirm it.
     pub rerun_alone: bool,
+    /// For text comparisons (stacscheck trees): a unified diff of expected and actual output.
+    #[serde(default)]
+    pub diff: String,
 }
 
 /// A row of the handout's check table.

@@ -1,0 +1,296 @@
+//! Marking against a stacscheck tree: a [`Plan`] and [`Submission`]s → one [`StudentReport`]
+//! each (one test per step, named by its path in the tree) and a [`ClassReport`], announced to
+//! the reporters like [`super::mark`]'s.
+//!
+//! Submissions are marked in parallel (`jobs` workers); the steps of one submission run one
+//! after another, as stacscheck runs them, because build steps compile into the submission's
+//! folder and every later step depends on them. Each submission gets its own copy of the tree
+//! without the `.out` files (their contents are in the plan), so no program can read the
+//! expected outputs.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use crate::build::{self, BuildConfig, BuildVerdict, Submission};
+use crate::report::model::{BuildSection, CheckRow, ClassReport, Environment, PartReport, StudentReport, TestReport};
+use crate::report::{text, Event, Reporter};
+use crate::sandbox::{self, Limits, RunOutcome, Sandbox, SandboxError};
+use crate::stacscheck::{compare::Failure, Plan, Step, StepKind};
+use crate::verdict::Verdict;
+
+use super::{announce, MarkOptions, PipelineError};
+
+/// Marks every submission against the tree's plan, telling `reporters` as results come in.
+pub fn mark_tree(
+    plan: &Plan,
+    limits: Limits,
+    submissions: &[Submission],
+    sandbox: &Sandbox,
+    options: &MarkOptions,
+    reporters: &mut [&mut dyn Reporter],
+) -> Result<ClassReport, PipelineError> {
+    let environment = Environment {
+        limits: crate::environment::describe_limits(&limits),
+        ..crate::environment::describe_machine(options.jobs, sandbox)
+    };
+    let suite = plan.config.practical.clone();
+    announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.steps.len() })?;
+    let next = AtomicUsize::new(0);
+    let (done_tx, done_rx) = mpsc::channel::<StudentReport>();
+    let mut reports = Vec::with_capacity(submissions.len());
+    std::thread::scope(|scope| -> Result<(), PipelineError> {
+        for _ in 0..options.jobs.max(1) {
+            let done_tx = done_tx.clone();
+            let (next, environment, suite) = (&next, &environment, &suite);
+            scope.spawn(move || loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                if index >= submissions.len() || options.stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                let report = mark_one(plan, limits, &submissions[index], sandbox, options, suite, environment);
+                if done_tx.send(report).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        for report in done_rx {
+            announce(reporters, &Event::StudentDone { report: Box::new(report.clone()), reused_runs: 0 })?;
+            reports.push(report);
+        }
+        Ok(())
+    })?;
+    reports.sort_by(|a, b| a.student.cmp(&b.student));
+    let marked: Vec<&str> = reports.iter().map(|r| r.student.as_str()).collect();
+    let incomplete = submissions.iter().map(|s| s.name.clone()).filter(|n| !marked.contains(&n.as_str())).collect();
+    let harness_problems =
+        reports.iter().filter(|r| r.has_harness_error()).map(|r| format!("{}: a step could not be run", r.student)).collect();
+    let class = ClassReport {
+        suite: suite.clone(),
+        suite_title: suite,
+        part_ids: parts_of(plan).into_iter().map(|(id, _)| id).collect(),
+        max_score: plan.steps.len() as f64,
+        students: reports,
+        environment,
+        harness_problems,
+        incomplete,
+    };
+    announce(reporters, &Event::Finished(Box::new(class.clone())))?;
+    Ok(class)
+}
+
+/// The parts of a report: the tree's top-level folders (and `root` for the root's own
+/// scripts), in plan order, each with the indices of its steps.
+fn parts_of(plan: &Plan) -> Vec<(String, Vec<usize>)> {
+    let mut parts: Vec<(String, Vec<usize>)> = Vec::new();
+    for (index, step) in plan.steps.iter().enumerate() {
+        let part = step.id.split_once('/').map_or("root", |(top, _)| top).to_string();
+        match parts.iter_mut().find(|(id, _)| *id == part) {
+            Some((_, steps)) => steps.push(index),
+            None => parts.push((part, vec![index])),
+        }
+    }
+    parts
+}
+
+fn mark_one(
+    plan: &Plan,
+    limits: Limits,
+    submission: &Submission,
+    sandbox: &Sandbox,
+    options: &MarkOptions,
+    suite: &str,
+    environment: &Environment,
+) -> StudentReport {
+    let config = BuildConfig { srcdir: plan.config.srcdir.clone(), command: Vec::new(), script: String::new(), limits };
+    let (build, results) = match build::prepare(submission, &config, &options.scratch_root, sandbox) {
+        Ok(built) if built.build.verdict == BuildVerdict::Ok => {
+            let results = run_steps(plan, limits, &built, sandbox);
+            (section(&built.build.verdict, &built.build.detail), results)
+        }
+        Ok(built) => (section(&built.build.verdict, &built.build.detail), Vec::new()),
+        Err(error) => (section(&BuildVerdict::BuildFailed, &format!("the harness could not copy it: {error}")), Vec::new()),
+    };
+    let mut tests: Vec<TestReport> = plan
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(index, step)| results.get(index).cloned().unwrap_or_else(|| step_report(plan, step, Verdict::NotRun)))
+        .collect();
+    let mut parts = Vec::new();
+    for (id, indices) in parts_of(plan) {
+        let mut part_tests: Vec<TestReport> =
+            indices.iter().map(|&i| std::mem::replace(&mut tests[i], placeholder())).collect();
+        for test in &mut part_tests {
+            // Every step counts one mark, as stacscheck counts "N out of M tests passed".
+            test.max_score = 1.0;
+            test.score = if test.verdict == Verdict::Accepted { 1.0 } else { 0.0 };
+        }
+        let passed = part_tests.iter().filter(|t| t.verdict == Verdict::Accepted).count();
+        parts.push(PartReport {
+            title: id.clone(),
+            id,
+            score: passed as f64,
+            max_score: part_tests.len() as f64,
+            passed,
+            tests: part_tests,
+        });
+    }
+    let check_table = parts
+        .iter()
+        .map(|p| CheckRow { task: format!("{}: tests passed", p.id), done: format!("{} of {}", p.passed, p.tests.len()) })
+        .collect();
+    StudentReport {
+        student: submission.name.clone(),
+        suite: suite.to_string(),
+        suite_title: suite.to_string(),
+        score: parts.iter().map(|p| p.score).sum(),
+        max_score: plan.steps.len() as f64,
+        build,
+        parts,
+        check_table,
+        environment: environment.clone(),
+    }
+}
+
+fn section(verdict: &BuildVerdict, detail: &str) -> BuildSection {
+    BuildSection { verdict: *verdict, detail: detail.to_string(), log_tail: String::new(), wall_ms: 0 }
+}
+
+fn placeholder() -> TestReport {
+    TestReport {
+        id: String::new(),
+        kind: String::new(),
+        puzzle: String::new(),
+        verdict: Verdict::NotRun,
+        verdict_label: String::new(),
+        explanation: String::new(),
+        wall_ms: 0,
+        cpu_ms: 0,
+        peak_rss_kb: 0,
+        score: 0.0,
+        max_score: 0.0,
+        command: String::new(),
+        expected: String::new(),
+        expected_detail: String::new(),
+        input: None,
+        first_line: String::new(),
+        stderr_tail: String::new(),
+        rerun_alone: false,
+        diff: String::new(),
+    }
+}
+
+/// Runs every step in order against a copy of the tree without its `.out` files.
+fn run_steps(plan: &Plan, limits: Limits, built: &build::BuiltSubmission, sandbox: &Sandbox) -> Vec<TestReport> {
+    let tree = built.scratch.path().join("tests");
+    let mut plan = plan.clone();
+    if let Err(error) = copy_tree_without_outputs(&plan.root, &tree) {
+        let problem = format!("could not copy the test tree: {error}");
+        return plan.steps.iter().map(|s| failed(&plan, s, Verdict::HarnessError, &problem)).collect();
+    }
+    plan.rebase(&tree);
+    let mut reports: Vec<TestReport> = Vec::with_capacity(plan.steps.len());
+    for (index, step) in plan.steps.iter().enumerate() {
+        let passed = |i: usize| reports[i].verdict == Verdict::Accepted;
+        if let Some(build) = plan.blocking_build(index, passed) {
+            let why = format!("skipped: the build {} did not pass", plan.steps[build].id);
+            reports.push(failed(&plan, step, Verdict::NotRun, &why));
+            continue;
+        }
+        let scratchdir = built.scratch.path().join(format!("scratchdir-{index}"));
+        let made = std::fs::create_dir(&scratchdir).and_then(|()| match sandbox.run_as() {
+            Some(ids) => std::os::unix::fs::chown(&scratchdir, Some(ids.uid), Some(ids.gid)),
+            None => Ok(()),
+        });
+        let report = match made {
+            Ok(()) => {
+                let command = step.command(&built.srcdir, &scratchdir);
+                let mut report = judge_step(&plan, step, sandbox.run(&command, &limits), &limits);
+                report.command = sandbox::describe(&command);
+                report
+            }
+            Err(error) => failed(&plan, step, Verdict::HarnessError, &format!("no SCRATCHDIR: {error}")),
+        };
+        let _ = std::fs::remove_dir_all(&scratchdir);
+        reports.push(report);
+    }
+    reports
+}
+
+fn judge_step(plan: &Plan, step: &Step, run: Result<RunOutcome, SandboxError>, limits: &Limits) -> TestReport {
+    let run = match run {
+        Ok(run) => run,
+        Err(error) => return failed(plan, step, Verdict::HarnessError, &format!("the sandbox failed: {error}")),
+    };
+    let mut diff = String::new();
+    let (verdict, why) = if run.wall_limit_hit || run.cpu_limit_hit {
+        (Verdict::TimeLimit, format!("killed after the time limit of {:.1} s", limits.wall.as_secs_f64()))
+    } else if run.memory_limit_hit {
+        (Verdict::MemoryLimit, format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20))
+    } else if run.output_limit_hit() {
+        (Verdict::OutputLimit, format!("printed more than {} KiB", limits.output_bytes >> 10))
+    } else {
+        match step.judge(run.exit, &run.stdout, &run.stderr) {
+            Ok(()) => (Verdict::Accepted, String::new()),
+            Err(failure) => {
+                if let Failure::Mismatch(mismatch) = &failure {
+                    diff = text::shorten(&mismatch.diff, 2000);
+                }
+                (Verdict::WrongAnswer, failure.to_string())
+            }
+        }
+    };
+    let mut report = failed(plan, step, verdict, &why);
+    report.wall_ms = run.wall.as_millis() as u64;
+    report.cpu_ms = run.cpu.as_millis() as u64;
+    report.peak_rss_kb = run.peak_rss_kb;
+    report.first_line = text::visible_line(crate::verdict::first_line(&run.stdout));
+    report.stderr_tail = text::tail(&run.stderr, 15, 4096);
+    report.diff = diff;
+    report
+}
+
+fn failed(plan: &Plan, step: &Step, verdict: Verdict, why: &str) -> TestReport {
+    let mut report = step_report(plan, step, verdict);
+    report.explanation = why.to_string();
+    report
+}
+
+fn step_report(plan: &Plan, step: &Step, verdict: Verdict) -> TestReport {
+    let kind = match step.kind {
+        StepKind::Build => "build",
+        StepKind::Test => "test",
+        StepKind::Info => "info",
+        StepKind::Prog => "prog",
+    };
+    let expected = step.expected_output.as_deref().map_or_else(
+        || "exit status 0".to_string(),
+        |bytes| text::shorten(text::escape_bytes(bytes).trim(), 300),
+    );
+    TestReport {
+        id: step.id.clone(),
+        kind: kind.to_string(),
+        puzzle: step.script.strip_prefix(&plan.root).unwrap_or(&step.script).display().to_string(),
+        verdict,
+        verdict_label: verdict.label().to_string(),
+        input: step.stdin.as_ref().map(|_| text::shorten(text::escape_bytes(&step.input).trim(), 300)),
+        expected,
+        ..placeholder()
+    }
+}
+
+/// Copies the tree's folders and files, leaving out the `.out` files.
+fn copy_tree_without_outputs(from: &Path, to: &Path) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(from).follow_links(false) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let target = to.join(entry.path().strip_prefix(from).map_err(std::io::Error::other)?);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if entry.file_type().is_file() && entry.path().extension().is_none_or(|ext| ext != "out") {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
