@@ -268,7 +268,7 @@ impl Sim {
 /// Whether `integers` is exactly a winning sequence of legal moves.
 fn sim_solves(puzzle: &Puzzle, game: Game, integers: &[i64]) -> bool {
     let mut sim = Sim::new(puzzle, game);
-    integers.len() % 2 == 0 && integers.chunks(2).all(|pair| sim.play(pair[0], pair[1])) && sim.won()
+    integers.len().is_multiple_of(2) && integers.chunks(2).all(|pair| sim.play(pair[0], pair[1])) && sim.won()
 }
 
 /// A random small generalised puzzle: a partial shuffled deck dealt unevenly.

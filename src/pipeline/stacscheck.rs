@@ -207,6 +207,7 @@ fn run_steps(plan: &Plan, limits: Limits, built: &build::BuiltSubmission, sandbo
         let report = match made {
             Ok(()) => {
                 let command = step.command(&built.srcdir, &scratchdir);
+                let limits = step_limits(step, limits);
                 let mut report = judge_step(&plan, step, sandbox.run(&command, &limits), &limits);
                 report.command = sandbox::describe(&command);
                 report
@@ -218,6 +219,19 @@ fn run_steps(plan: &Plan, limits: Limits, built: &build::BuiltSubmission, sandbo
     }
     reports
 }
+
+/// The limits of one step. Build steps get at least [`BUILD_WALL`]: compiling a submission on
+/// a busy marking machine can take longer than a test's `timeout`, and a slow `javac` is not
+/// the student's fault (stacscheck applies its timeout to builds too).
+fn step_limits(step: &Step, limits: Limits) -> Limits {
+    match step.kind {
+        StepKind::Build => Limits { wall: limits.wall.max(BUILD_WALL), cpu: limits.cpu.max(BUILD_WALL), ..limits },
+        StepKind::Test | StepKind::Info | StepKind::Prog => limits,
+    }
+}
+
+/// The least wall-clock (and CPU) time a build step gets.
+const BUILD_WALL: std::time::Duration = std::time::Duration::from_secs(120);
 
 fn judge_step(plan: &Plan, step: &Step, run: Result<RunOutcome, SandboxError>, limits: &Limits) -> TestReport {
     let run = match run {
