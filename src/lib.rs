@@ -12,6 +12,8 @@
 //! - [`store`]: results kept per build and run, so interrupted marking resumes;
 //! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events;
 //! - [`merge`]: the outputs of sharded marking → one class report;
+//! - [`stacscheck`]: a folder of the course's old stacscheck test tree → a plan of script runs
+//!   and stacscheck's pass rules, so existing trees run unchanged;
 //! - [`regen`]: a suite → its expected answers from the reference (the organiser's tool).
 
 pub mod archive;
@@ -26,5 +28,6 @@ pub mod report;
 pub mod sandbox;
 pub mod store;
 pub mod score;
+pub mod stacscheck;
 pub mod suite;
 pub mod verdict;
