@@ -37,7 +37,12 @@ pub(crate) struct Setup {
 pub(crate) fn disabled_layers() -> Vec<Layer> {
     ["cgroup memory", "cgroup pids"]
         .iter()
-        .map(|name| Layer { name: name.to_string(), active: false, detail: "disabled by policy".into() })
+        .map(|name| Layer {
+            name: name.to_string(),
+            active: false,
+            required: true,
+            detail: "disabled by policy".into(),
+        })
         .collect()
 }
 
@@ -52,6 +57,7 @@ impl Setup {
         let layer = |name: &str, found: &Result<PathBuf, String>, what: String| Layer {
             name: name.to_string(),
             active: found.is_ok(),
+            required: true,
             detail: match found {
                 Ok(parent) => format!("{label} under {}: {what}", parent.display()),
                 Err(why) => format!("{label}: {why}"),

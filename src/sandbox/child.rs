@@ -1,6 +1,8 @@
-//! Starting the program: a [`Plan`] (command, scratch folder, limits, cgroup to join) → a
-//! spawned `std::process::Child` in its own process group, with a scrubbed environment,
-//! resource limits, and (when asked) its own network namespace and an unprivileged user.
+//! Starting the program: a [`Plan`] (command, scratch folder, limits, cgroup to join, the
+//! supervisor's namespaces, a Landlock ruleset) → a spawned `std::process::Child`: the run's
+//! supervisor (see [`super::supervisor`]), in its own process group, whose descendant execs
+//! the program with a scrubbed environment, resource limits, `no_new_privs`, the ruleset, and
+//! (when asked) an unprivileged user.
 //!
 //! Everything in `pre_exec` runs between fork and exec in a copy of a multi-threaded process,
 //! so it is limited to plain system calls on values prepared before the fork.
@@ -12,7 +14,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Stdio};
 
-use super::{Command, Limits, Policy, RunAs};
+use super::{supervisor, Command, Limits, Policy, RunAs};
 
 /// Variables that make the JVM print "Picked up ..." on stderr (polluting every output) or
 /// change its options behind the suite's back.
@@ -20,11 +22,16 @@ const DROPPED_VARS: &[&str] = &["JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_
 
 pub(crate) struct Plan<'a> {
     pub cmd: &'a Command,
-    pub scratch: &'a Path,
+    /// Arguments to exec instead of the command's (inputs staged where the user can read them).
+    pub args: &'a [OsString],
+    /// The program's HOME and TMPDIR.
+    pub home: &'a Path,
     pub path: &'a OsStr,
     pub join_fds: Vec<RawFd>,
     pub rlimits: Vec<Rlimit>,
-    pub unshare_net: bool,
+    pub supervisor: supervisor::Plan,
+    /// A Landlock ruleset fd to apply in the program.
+    pub landlock: Option<RawFd>,
     pub run_as: Option<RunAs>,
 }
 
@@ -79,11 +86,11 @@ fn current_hard(resource: Resource) -> Option<u64> {
 }
 
 /// The whole environment of the program: nothing of the harness's but what is set here.
-pub(crate) fn environment(cmd: &Command, scratch: &Path, path: &OsStr) -> Vec<(OsString, OsString)> {
+pub(crate) fn environment(cmd: &Command, home: &Path, path: &OsStr) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path.to_os_string()),
-        ("HOME".into(), scratch.as_os_str().to_os_string()),
-        ("TMPDIR".into(), scratch.as_os_str().to_os_string()),
+        ("HOME".into(), home.as_os_str().to_os_string()),
+        ("TMPDIR".into(), home.as_os_str().to_os_string()),
         ("LANG".into(), "C.UTF-8".into()),
     ];
     for (key, value) in &cmd.env {
@@ -99,14 +106,14 @@ pub(crate) fn environment(cmd: &Command, scratch: &Path, path: &OsStr) -> Vec<(O
 pub(crate) fn spawn(plan: Plan<'_>) -> io::Result<Child> {
     let mut command = std::process::Command::new(&plan.cmd.program);
     command
-        .args(&plan.cmd.args)
+        .args(plan.args)
         .current_dir(&plan.cmd.cwd)
         .env_clear()
-        .envs(environment(plan.cmd, plan.scratch, plan.path))
+        .envs(environment(plan.cmd, plan.home, plan.path))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let Plan { join_fds, rlimits, unshare_net, run_as, .. } = plan;
+    let Plan { join_fds, rlimits, supervisor, landlock, run_as, .. } = plan;
     let in_child = move || -> io::Result<()> {
         // SAFETY: only async-signal-safe system calls on values prepared before the fork.
         unsafe {
@@ -117,19 +124,30 @@ pub(crate) fn spawn(plan: Plan<'_>) -> io::Result<Child> {
                     return Err(io::Error::last_os_error());
                 }
             }
-            if unshare_net {
-                check(libc::unshare(libc::CLONE_NEWNET))?;
-            }
+            // Returns only in the process that becomes the program; the supervisor stays.
+            supervisor::split(&supervisor)?;
             for r in &rlimits {
                 let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
                 check(libc::setrlimit(r.resource, &value))?;
             }
-            // Last: joining a cgroup and unsharing need the privileges given up here.
+            // No set-user-ID program can give back what is taken away below.
+            check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0))?;
+            if let Some(fd) = landlock {
+                super::landlock::restrict_self(fd)?;
+            }
+            // Joining a cgroup and unsharing needed the privileges given up here.
             if let Some(ids) = run_as {
+                // The pipes belong to the harness; a program may re-open its own through
+                // /dev/stdin (or /proc/self/fd), which checks the owner.
+                for fd in 0..3 {
+                    check(libc::fchown(fd, ids.uid, ids.gid))?;
+                }
                 check(libc::setgroups(0, std::ptr::null()))?;
                 check(libc::setgid(ids.gid))?;
                 check(libc::setuid(ids.uid))?;
             }
+            // After the user switch, which clears it: die with the supervisor.
+            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
         }
         Ok(())
     };

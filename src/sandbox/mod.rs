@@ -1,18 +1,27 @@
 //! The "run" stage: one untrusted [`Command`] under [`Limits`] → one [`RunOutcome`].
 //!
-//! A [`Sandbox`] is probed once per marking run ([`Sandbox::probe`]): it finds out which
-//! isolation mechanisms this machine offers (cgroup v1 or v2 memory and pids controllers, a
-//! pidfd, a network namespace, an unprivileged user) and reports them as [`Layer`]s. Then
-//! [`Sandbox::run`] may be called from many threads at once; each call:
+//! A [`Sandbox`] is probed once per marking run ([`Sandbox::probe_with`], with a [`Policy`] made
+//! from an [`Isolation`] mode): it finds out which isolation mechanisms this machine offers
+//! (cgroup v1 or v2 memory and pids controllers, PID and network namespaces, Landlock, an
+//! unprivileged user, a pidfd) and reports them as [`Layer`]s. Then [`Sandbox::run`] may be
+//! called from many threads at once; each call:
 //!
-//! - makes a fresh scratch folder (the program's `HOME` and `TMPDIR`) and removes it afterwards;
-//! - execs the program directly (no shell) in its own process group, with a cleared environment,
-//!   resource limits, and (where available) its own cgroup and network namespace;
+//! - makes a fresh run folder (the program's `HOME` and `TMPDIR`) and removes it afterwards;
+//! - starts a per-run supervisor in its own process group, which starts the program with a
+//!   cleared environment, resource limits, and (where available) its own cgroup, PID and
+//!   network namespaces, a Landlock ruleset that leaves it only its scratch copy to write, and
+//!   an unprivileged user (the supervisor's design is described in `sandbox/supervisor.rs`);
 //! - feeds `stdin` through a pipe and reads stdout and stderr with a byte cap, all from one
 //!   `poll` loop on the calling thread, so that no pipe can block the run past its limits;
-//! - on the wall-clock limit sends SIGTERM to everything of the run, then SIGKILL after a grace;
-//! - once the main process has exited, kills whatever it left behind (its process group, and
-//!   every process of its cgroup, which catches `setsid` escapers) before reaping it.
+//! - on the wall-clock limit sends SIGTERM to the run, then SIGKILL after a grace;
+//! - once the program has exited, makes sure nothing of it is left: the supervisor's namespace
+//!   or subreaper sweep, then the process group and the cgroup.
+//!
+//! Under Landlock, a program may write only to its run folder and to the declared copy
+//! ([`Sandbox::add_copy`]) its working folder is in, and read only the system folders and the
+//! files named on its command line: a suite's expected answers and other students' work are
+//! out of its reach. As root, programs run as `nobody`, and inputs that user cannot reach are
+//! staged into the run folder.
 //!
 //! Failures of the harness itself are [`SandboxError`]s; everything the program does (crash,
 //! hang, flood, exhaust memory) is described by a successful [`RunOutcome`].
@@ -36,16 +45,27 @@
 mod cgroup;
 mod child;
 mod io;
+#[cfg(test)]
+mod isolation_tests;
+mod landlock;
+mod layers;
+mod policy;
 mod procs;
 mod run;
+mod scratch;
+mod supervisor;
 #[cfg(test)]
 mod tests;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+pub use layers::Layer;
+pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, SYSTEM_FOLDERS};
 
 /// Resource limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,67 +205,6 @@ impl RunOutcome {
     }
 }
 
-/// One isolation mechanism, for reports and the `doctor` table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Layer {
-    pub name: String,
-    pub active: bool,
-    /// What it does here, or why it is not active (with the OS error).
-    pub detail: String,
-}
-
-/// Numeric user and group the programs run as (root only).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunAs {
-    pub uid: u32,
-    pub gid: u32,
-}
-
-/// Settings that hold for every run of a sandbox (as opposed to per-run [`Limits`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
-    /// `pids.max` of each run's cgroup: tasks, so JVM threads count (a JVM runs 15–20).
-    pub pids_max: u64,
-    /// `RLIMIT_FSIZE`: the largest file a program may write.
-    pub file_size_bytes: u64,
-    /// `PATH` given to programs.
-    pub path: OsString,
-    /// Use cgroups when the machine offers them (false forces the rlimit fallback).
-    pub use_cgroups: bool,
-    /// Give each run an empty network namespace when the machine allows it.
-    pub isolate_network: bool,
-    /// Run programs as this user when the harness is root. Off by default because everything
-    /// a program must read or write (its scratch copy, the test scripts) has to be accessible
-    /// to that user; `build::prepare` hands its copies over when this is set.
-    pub run_as: Option<RunAs>,
-    /// Parent cgroup directory to create run cgroups in (cgroup v2: a delegated subtree);
-    /// default: the harness's own cgroup.
-    pub cgroup_parent: Option<PathBuf>,
-    /// Time between SIGTERM and SIGKILL at the wall-clock limit.
-    pub grace: Duration,
-    /// How long to keep reading pipes after everything of the run was killed; only a process
-    /// that escaped every kill can hold them that long.
-    pub drain: Duration,
-}
-
-impl Default for Policy {
-    fn default() -> Policy {
-        Policy {
-            pids_max: 256,
-            file_size_bytes: 64 << 20,
-            path: std::env::var_os("PATH").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from(DEFAULT_PATH)),
-            use_cgroups: true,
-            isolate_network: true,
-            run_as: None,
-            cgroup_parent: None,
-            grace: Duration::from_millis(200),
-            drain: Duration::from_millis(200),
-        }
-    }
-}
-
-pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
-
 /// A failure of the harness (never the program's fault): the run could not be carried out or
 /// observed properly, so its outcome must not be scored.
 #[derive(Debug, thiserror::Error)]
@@ -273,11 +232,16 @@ pub struct Sandbox {
     cgroup_layers: Vec<Layer>,
     pidfd: Result<(), String>,
     netns: Result<(), String>,
+    pidns: Result<(), String>,
+    /// The kernel's Landlock ABI version.
+    landlock: Result<u32, String>,
     run_as: Result<Option<RunAs>, String>,
+    /// Private copies that programs started inside them may write to (see [`Sandbox::add_copy`]).
+    copies: Mutex<Vec<PathBuf>>,
 }
 
 impl Sandbox {
-    /// Probe with the default [`Policy`].
+    /// Probe with the default (`auto`) [`Policy`].
     pub fn probe(scratch_root: &Path) -> Result<Sandbox, SandboxError> {
         Sandbox::probe_with(scratch_root, Policy::default())
     }
@@ -305,25 +269,61 @@ impl Sandbox {
             }
             Some(_) => Err("the harness is not root, so it cannot switch user".to_string()),
         };
-        if let Ok(Some(_)) = run_as {
-            // The programs' user must be able to pass through to its scratch folders.
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&scratch_root, std::fs::Permissions::from_mode(0o711)).map_err(scratch_err)?;
-        }
+        let run_as = match run_as {
+            Ok(Some(ids)) => {
+                // The programs' user must be able to pass through to its scratch folders.
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&scratch_root, std::fs::Permissions::from_mode(0o711)).map_err(scratch_err)?;
+                if scratch::searchable(&scratch_root, ids) {
+                    Ok(Some(ids))
+                } else {
+                    Err(format!(
+                        "uid {} cannot reach the scratch folder {} (a folder above it is private)",
+                        ids.uid,
+                        scratch_root.display()
+                    ))
+                }
+            }
+            other => other,
+        };
+        let disabled = || Err("disabled by policy".to_string());
         Ok(Sandbox {
             pidfd: procs::probe_pidfd(),
-            netns: if policy.isolate_network { procs::probe_netns() } else { Err("disabled by policy".to_string()) },
+            netns: if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() },
+            pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
+            landlock: if policy.landlock { landlock::probe() } else { Err("disabled by policy".to_string()) },
             scratch_root,
             policy,
             cgroups,
             cgroup_layers,
             run_as,
+            copies: Mutex::new(Vec::new()),
         })
     }
 
     /// Run one command. Thread-safe: many runs may go on at once.
     pub fn run(&self, cmd: &Command, limits: &Limits) -> Result<RunOutcome, SandboxError> {
         run::run(self, cmd, limits)
+    }
+
+    /// Declare a private copy (a submission's scratch folder): a program whose working folder
+    /// is inside it may write anywhere in it. Outside every such copy, a program writes only
+    /// to its own run folder (`HOME`) under Landlock. `build::prepare` declares its copies;
+    /// copies that no longer exist are forgotten.
+    pub fn add_copy(&self, dir: &Path) {
+        let Ok(dir) = dir.canonicalize() else { return };
+        let mut copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
+        copies.retain(|d| d.exists());
+        if !copies.contains(&dir) {
+            copies.push(dir);
+        }
+    }
+
+    /// The declared copy that holds `cwd`, if any.
+    fn copy_holding(&self, cwd: &Path) -> Option<PathBuf> {
+        let cwd = cwd.canonicalize().ok()?;
+        let copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
+        copies.iter().filter(|d| cwd.starts_with(d)).max_by_key(|d| d.as_os_str().len()).cloned()
     }
 
     pub fn policy(&self) -> &Policy {
@@ -344,53 +344,6 @@ impl Sandbox {
     pub fn memory_cgroup_active(&self) -> bool {
         self.cgroups.as_ref().is_some_and(|c| c.has_memory())
     }
-
-    /// What is active, in a fixed order, with the reason for everything that is not.
-    pub fn layers(&self) -> Vec<Layer> {
-        let mut layers = vec![Layer {
-            name: "process group".into(),
-            active: true,
-            detail: "own process group; SIGTERM, grace, SIGKILL to the group; leftovers killed".into(),
-        }];
-        layers.extend(self.cgroup_layers.iter().cloned());
-        let memory_fallback = !self.memory_cgroup_active();
-        layers.push(Layer {
-            name: "rlimits".into(),
-            active: true,
-            detail: format!(
-                "RLIMIT_CPU = cpu limit + 1 s (backstop), RLIMIT_FSIZE = {} MiB, RLIMIT_CORE = 0{}",
-                self.policy.file_size_bytes >> 20,
-                if memory_fallback { ", RLIMIT_DATA = memory limit (no memory cgroup)" } else { "" }
-            ),
-        });
-        layers.push(match &self.pidfd {
-            Ok(()) => layer("pidfd", true, "exit noticed through a pidfd".into()),
-            Err(why) => layer("pidfd", false, format!("{why}; a waiter thread per run instead")),
-        });
-        layers.push(match &self.netns {
-            Ok(()) => layer("network namespace", true, "no network (empty namespace)".into()),
-            Err(why) => layer("network namespace", false, why.clone()),
-        });
-        layers.push(match &self.run_as {
-            Ok(Some(ids)) => {
-                layer("unprivileged user", true, format!("programs run as uid {} gid {}", ids.uid, ids.gid))
-            }
-            Ok(None) if procs::is_root() => {
-                layer("unprivileged user", false, "programs run as root (Policy::run_as not set)".into())
-            }
-            Ok(None) => layer(
-                "unprivileged user",
-                true,
-                format!("programs run as the harness's own user (uid {})", procs::uid()),
-            ),
-            Err(why) => layer("unprivileged user", false, why.clone()),
-        });
-        layers
-    }
-}
-
-fn layer(name: &str, active: bool, detail: String) -> Layer {
-    Layer { name: name.to_string(), active, detail }
 }
 
 /// The command as a shell line a student can paste (extra environment first), for reports.

@@ -108,14 +108,19 @@ pub(crate) fn reap(pid: i32) -> io::Result<Reaped> {
             return Err(err);
         }
     }
-    let exit = if libc::WIFSIGNALED(status) {
-        Exit::Signal(libc::WTERMSIG(status))
-    } else {
-        Exit::Code(libc::WEXITSTATUS(status))
-    };
+    let exit = exit_of(status);
     let tv =
         |t: libc::timeval| Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64);
     Ok(Reaped { exit, cpu: tv(usage.ru_utime) + tv(usage.ru_stime), max_rss_kb: usage.ru_maxrss.max(0) as u64 })
+}
+
+/// A raw wait status as an [`Exit`].
+pub(crate) fn exit_of(status: libc::c_int) -> Exit {
+    if libc::WIFSIGNALED(status) {
+        Exit::Signal(libc::WTERMSIG(status))
+    } else {
+        Exit::Code(libc::WEXITSTATUS(status))
+    }
 }
 
 /// A pidfd for `pid`: readable once the process has exited (before it is reaped).
@@ -135,8 +140,30 @@ pub(crate) fn probe_pidfd() -> Result<(), String> {
     pidfd_open(me).map(drop).map_err(|e| format!("pidfd_open: {e}"))
 }
 
-/// Whether a child may unshare its network namespace, tried in a throw-away child.
-pub(crate) fn probe_netns() -> Result<(), String> {
+/// The `unshare` flags that give a run the namespaces in `wanted`: as root, just those; as
+/// another user, inside a new user namespace (which lets an unprivileged process make them).
+pub(crate) fn unshare_flags(wanted: libc::c_int) -> libc::c_int {
+    if wanted == 0 || is_root() {
+        wanted
+    } else {
+        wanted | libc::CLONE_NEWUSER
+    }
+}
+
+/// Whether a child may unshare the namespace `flag` (`CLONE_NEWNET`, `CLONE_NEWPID`), tried
+/// in a throw-away child. The error names the call and the OS error.
+pub(crate) fn probe_unshare(flag: libc::c_int) -> Result<(), String> {
+    let flags = unshare_flags(flag);
+    let name = match flag {
+        libc::CLONE_NEWNET => "CLONE_NEWNET",
+        libc::CLONE_NEWPID => "CLONE_NEWPID",
+        _ => "namespace",
+    };
+    let call = if flags & libc::CLONE_NEWUSER != 0 {
+        format!("unshare(CLONE_NEWUSER | {name})")
+    } else {
+        format!("unshare({name})")
+    };
     // SAFETY: the child only calls async-signal-safe functions (unshare, _exit) before exiting,
     // as required after fork in a multi-threaded process.
     let pid = unsafe { libc::fork() };
@@ -146,7 +173,7 @@ pub(crate) fn probe_netns() -> Result<(), String> {
     if pid == 0 {
         // SAFETY: see above.
         unsafe {
-            let code = if libc::unshare(libc::CLONE_NEWNET) == 0 { 0 } else { *libc::__errno_location() };
+            let code = if libc::unshare(flags) == 0 { 0 } else { *libc::__errno_location() };
             libc::_exit(code & 0xff);
         }
     }
@@ -163,7 +190,27 @@ pub(crate) fn probe_netns() -> Result<(), String> {
     }
     match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
         (true, 0) => Ok(()),
-        (true, errno) => Err(format!("unshare(CLONE_NEWNET): {}", io::Error::from_raw_os_error(errno))),
-        (false, _) => Err("unshare(CLONE_NEWNET) probe died".into()),
+        (true, errno) => Err(format!("{call}: {}", io::Error::from_raw_os_error(errno))),
+        (false, _) => Err(format!("{call} probe died")),
     }
+}
+
+pub(crate) fn gid() -> u32 {
+    // SAFETY: getegid cannot fail.
+    unsafe { libc::getegid() }
+}
+
+/// Uid and gid of a user from the password database.
+pub(crate) fn user_ids(name: &str) -> Option<(u32, u32)> {
+    let c_name = std::ffi::CString::new(name).ok()?;
+    // SAFETY: zeroed passwd is a valid out-parameter; the buffer outlives the call.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut buf = vec![0 as libc::c_char; 4096];
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: all pointers are to live locals of the sizes given.
+    let r = unsafe { libc::getpwnam_r(c_name.as_ptr(), &mut entry, buf.as_mut_ptr(), buf.len(), &mut found) };
+    if r != 0 || found.is_null() {
+        return None;
+    }
+    Some((entry.pw_uid, entry.pw_gid))
 }

@@ -3,22 +3,30 @@
 //!
 //! Read in two stages, as ripgrep reads its arguments: [`raw`] is the file as written; then
 //! [`SuiteDefinition`] has every path resolved and read, every limit defaulted and every name
-//! checked; then [`SuiteDefinition::verify`] asks the reference for every test's answer and
+//! checked; then [`SuiteDefinition::verify`] validates the suite as a whole (every derived
+//! solution present, no two tests identical), asks the reference for every test's answer (so
+//! every puzzle parses and no check test's answer turns on a point the rulings leave open) and
 //! refuses a stored expectation that is missing, stale or different, naming the test.
+//!
+//! [`derive`] makes the candidate solutions of check tests that say `derive:` instead of naming a
+//! `solution` file; `bhgrade regen` ([`crate::regen`]) writes them into the suite.
 
+pub mod derive;
 mod expected;
 mod raw;
 mod resolve;
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use bhref::referee::{Expected, Referee, RefereeError, TaskSpec};
 
+pub use derive::{DeriveError, Rule};
 pub use expected::{ExpectedFile, StoredAnswer};
 pub use raw::Pos;
-pub use resolve::load_definition;
+pub use resolve::{digest, load_definition, outline, Outline};
 
 use crate::sandbox::Limits;
 
@@ -71,8 +79,12 @@ pub struct TestDefinition {
     /// Absolute path of the instance file, as given to the program.
     pub puzzle: PathBuf,
     pub puzzle_text: String,
-    /// The candidate solution fed on standard input (check kinds).
+    /// The candidate solution fed on standard input (check kinds); `None` for a derived solution
+    /// that `bhgrade regen` has not written yet.
     pub input: Option<String>,
+    /// How the candidate solution is derived, when the suite says `derive:` (or gives a check
+    /// test no `solution`).
+    pub derive: Option<Derivation>,
     pub weight: f64,
     /// Whether students see this test (`bhgrade test` runs only these).
     pub visible: bool,
@@ -80,6 +92,24 @@ pub struct TestDefinition {
     pub note: Option<String>,
     /// A digest of the puzzle and input, to tell a stale expectation.
     pub input_digest: String,
+}
+
+/// A check test's derived candidate solution: the rule and the file `bhgrade regen` writes.
+#[derive(Clone, Debug)]
+pub struct Derivation {
+    pub rule: Rule,
+    /// The file relative to the suite folder, `derived/PART/TEST.sol`.
+    pub file: String,
+    /// The same file, absolute.
+    pub path: PathBuf,
+}
+
+impl TestDefinition {
+    /// Replaces the candidate input (a freshly derived solution), keeping the digest in step.
+    pub fn set_input(&mut self, input: String) {
+        self.input_digest = digest(&self.puzzle_text, Some(&input));
+        self.input = Some(input);
+    }
 }
 
 /// A test with its expected answer, confirmed by the reference.
@@ -126,20 +156,39 @@ impl SuiteDefinition {
         self.parts.iter().flat_map(|part| part.tests.iter())
     }
 
-    /// Confirms every stored expectation with the reference.
+    /// Checks what no single test can: every derived solution has been written, and no two
+    /// tests are identical (same kind, same puzzle text, same input: one would be marked twice).
+    pub fn validate(&self) -> Result<(), SuiteError> {
+        let mut seen: HashMap<(&str, &str, Option<&str>), &str> = HashMap::new();
+        for def in self.tests() {
+            if let (Some(derivation), None) = (&def.derive, &def.input) {
+                return Err(SuiteError::DerivedMissing { test: def.id.clone(), file: derivation.file.clone() });
+            }
+            let key = (def.kind.as_str(), def.puzzle_text.as_str(), def.input.as_deref());
+            if let Some(first) = seen.insert(key, &def.id) {
+                return Err(SuiteError::Duplicate { test: def.id.clone(), same_as: first.to_string() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates the suite and confirms every stored expectation with the reference.
     pub fn verify(self) -> Result<Suite, SuiteError> {
+        self.validate()?;
         let stored = ExpectedFile::read(&self.dir)?;
         let mut parts = Vec::with_capacity(self.parts.len());
         for part in self.parts {
             let mut tests = Vec::with_capacity(part.tests.len());
             for def in part.tests {
+                // The reference first: an invalid puzzle or an ambiguous check is the suite's
+                // real problem, whatever expected.json says.
+                let expected = reference_answer(self.referee.as_ref(), &def)?;
                 let Some(answer) = stored.tests.get(&def.id) else {
                     return Err(SuiteError::ExpectedMissing { test: def.id });
                 };
                 if answer.input_digest != def.input_digest {
                     return Err(SuiteError::ExpectedStale { test: def.id });
                 }
-                let expected = reference_answer(self.referee.as_ref(), &def)?;
                 if expected.answer != answer.answer {
                     return Err(SuiteError::ExpectedMismatch {
                         test: def.id,
@@ -178,14 +227,54 @@ pub fn reference_answer(referee: &dyn Referee, def: &TestDefinition) -> Result<E
 /// Why a suite cannot be used. Every variant names the file (and position) or the test.
 #[derive(Debug)]
 pub enum SuiteError {
-    Read { path: PathBuf, error: std::io::Error },
-    Yaml { path: PathBuf, pos: Option<Pos>, message: String },
-    Invalid { path: PathBuf, pos: Pos, message: String },
-    ExpectedFile { path: PathBuf, message: String },
-    ExpectedMissing { test: String },
-    ExpectedStale { test: String },
-    ExpectedMismatch { test: String, stored: String, reference: String },
-    Reference { test: String, error: RefereeError },
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    Yaml {
+        path: PathBuf,
+        pos: Option<Pos>,
+        message: String,
+    },
+    Invalid {
+        path: PathBuf,
+        pos: Pos,
+        message: String,
+    },
+    ExpectedFile {
+        path: PathBuf,
+        message: String,
+    },
+    ExpectedMissing {
+        test: String,
+    },
+    ExpectedStale {
+        test: String,
+    },
+    ExpectedMismatch {
+        test: String,
+        stored: String,
+        reference: String,
+    },
+    Reference {
+        test: String,
+        error: RefereeError,
+    },
+    /// A derived solution `bhgrade regen` has not written (or that was deleted).
+    DerivedMissing {
+        test: String,
+        file: String,
+    },
+    /// A derivation rule that does not apply to the test's puzzle or kind.
+    Derive {
+        test: String,
+        error: DeriveError,
+    },
+    /// Two tests with the same kind, puzzle text and input.
+    Duplicate {
+        test: String,
+        same_as: String,
+    },
 }
 
 impl fmt::Display for SuiteError {
@@ -212,6 +301,14 @@ impl fmt::Display for SuiteError {
                 "test {test}: the stored expected answer `{stored}` disagrees with the reference's `{reference}`; refusing to grade (run `bhgrade regen` if the reference is right)"
             ),
             SuiteError::Reference { test, error } => write!(f, "test {test}: {error}"),
+            SuiteError::DerivedMissing { test, file } => {
+                write!(f, "test {test}: its derived solution {file} is missing; run `bhgrade regen` to write it")
+            }
+            SuiteError::Derive { test, error } => write!(f, "test {test}: {error}"),
+            SuiteError::Duplicate { test, same_as } => write!(
+                f,
+                "test {test} is identical to test {same_as} (same kind, puzzle and input); remove one of them"
+            ),
         }
     }
 }

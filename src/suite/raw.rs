@@ -92,6 +92,8 @@ pub struct RawTest {
     #[serde(default)]
     pub solution: Option<At<String>>,
     #[serde(default)]
+    pub derive: Option<At<String>>,
+    #[serde(default)]
     pub weight: Option<At<f64>>,
     #[serde(default)]
     pub visible: Option<bool>,

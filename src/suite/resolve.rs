@@ -1,5 +1,7 @@
 //! Stage two of reading a suite: [`RawSuite`] → [`SuiteDefinition`], with every path resolved
-//! against the suite folder and read, every limit defaulted, every name checked.
+//! against the suite folder and read, every limit defaulted, every name checked. Also
+//! [`outline`]: the suite's game and puzzle files before any of them is read, for `bhgrade regen`
+//! to generate the ones named after the generator.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -7,8 +9,9 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::raw::{self, At, Pos, RawLimits, RawSuite};
-use super::{BuildSpec, PartDefinition, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE};
+use super::derive::{self, Rule};
+use super::raw::{self, At, Pos, RawLimits, RawSuite, RawTest};
+use super::{BuildSpec, Derivation, PartDefinition, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE};
 use crate::games;
 use crate::sandbox::Limits;
 
@@ -30,11 +33,37 @@ const BUILD_DEFAULTS: Limits = Limits {
 
 /// Reads `DIR/suite.yaml` and everything it names.
 pub fn load_definition(dir: &Path) -> Result<SuiteDefinition, SuiteError> {
+    let (dir, path, raw) = read_raw(dir)?;
+    Resolver { dir: &dir, path: &path }.resolve(raw)
+}
+
+/// A suite's game and the puzzle files its tests name (relative, in suite order, each once).
+#[derive(Clone, Debug)]
+pub struct Outline {
+    /// The suite folder, absolute.
+    pub dir: PathBuf,
+    pub game: String,
+    pub puzzles: Vec<String>,
+}
+
+/// Reads `DIR/suite.yaml` without reading the files it names.
+pub fn outline(dir: &Path) -> Result<Outline, SuiteError> {
+    let (dir, _, raw) = read_raw(dir)?;
+    let mut puzzles: Vec<String> = Vec::new();
+    for test in raw.parts.iter().flat_map(|part| &part.tests) {
+        if !puzzles.contains(&test.puzzle.value) {
+            puzzles.push(test.puzzle.value.clone());
+        }
+    }
+    Ok(Outline { dir, game: raw.game.value, puzzles })
+}
+
+fn read_raw(dir: &Path) -> Result<(PathBuf, PathBuf, RawSuite), SuiteError> {
     let dir = dir.canonicalize().map_err(|error| SuiteError::Read { path: dir.to_path_buf(), error })?;
     let path = dir.join(SUITE_FILE);
     let text = std::fs::read_to_string(&path).map_err(|error| SuiteError::Read { path: path.clone(), error })?;
     let raw = raw::parse(&text).map_err(|e| SuiteError::Yaml { path: path.clone(), pos: e.pos, message: e.message })?;
-    Resolver { dir: &dir, path: &path }.resolve(raw)
+    Ok((dir, path, raw))
 }
 
 struct Resolver<'a> {
@@ -85,19 +114,13 @@ impl Resolver<'_> {
                 }
                 let task = referee.task(&test.kind.value).ok_or_else(|| {
                     let known = referee.kinds().join(", ");
-                    self.invalid(test.kind.pos, format!("unknown test kind `{}`; expected one of: {known}", test.kind.value))
+                    self.invalid(
+                        test.kind.pos,
+                        format!("unknown test kind `{}`; expected one of: {known}", test.kind.value),
+                    )
                 })?;
                 let (puzzle, puzzle_text) = self.read(&test.puzzle)?;
-                let input = match (&test.solution, task.reads_input) {
-                    (Some(solution), true) => Some(self.read(solution)?.1),
-                    (None, true) => {
-                        return Err(self.invalid(test.kind.pos, format!("a `{}` test needs a `solution` file", test.kind.value)));
-                    }
-                    (Some(solution), false) => {
-                        return Err(self.invalid(solution.pos, format!("a `{}` test takes no `solution`", test.kind.value)));
-                    }
-                    (None, false) => None,
-                };
+                let (input, derive) = self.input(&part.id.value, &test, task.reads_input)?;
                 let weight = match test.weight {
                     Some(At { value, pos }) if value < 0.0 || !value.is_finite() => {
                         return Err(self.invalid(pos, "a test's `weight` must be 0 or more"));
@@ -113,6 +136,7 @@ impl Resolver<'_> {
                     puzzle,
                     puzzle_text,
                     input,
+                    derive,
                     weight,
                     visible: test.visible.unwrap_or(part_visible),
                     limits: self.limits(&test.limits, test_defaults)?,
@@ -141,6 +165,47 @@ impl Resolver<'_> {
         })
     }
 
+    /// A test's candidate input: a `solution` file, or a derived solution (`derive: RULE`, by
+    /// default `reference` for a check test naming no file) read if `bhgrade regen` wrote it.
+    fn input(
+        &self,
+        part: &str,
+        test: &RawTest,
+        reads_input: bool,
+    ) -> Result<(Option<String>, Option<Derivation>), SuiteError> {
+        let kind = &test.kind.value;
+        match (&test.solution, &test.derive, reads_input) {
+            (Some(_), Some(derive), _) => {
+                Err(self.invalid(derive.pos, "give a test either a `solution` file or a `derive` rule, not both"))
+            }
+            (Some(solution), None, false) => {
+                Err(self.invalid(solution.pos, format!("a `{kind}` test takes no `solution`")))
+            }
+            (None, Some(derive), false) => Err(self.invalid(derive.pos, format!("a `{kind}` test takes no `derive`"))),
+            (None, None, false) => Ok((None, None)),
+            (Some(solution), None, true) => Ok((Some(self.read(solution)?.1), None)),
+            (None, derive, true) => {
+                let rule = match derive {
+                    Some(At { value, pos }) => Rule::parse(value).ok_or_else(|| {
+                        self.invalid(
+                            *pos,
+                            format!("unknown derive rule `{value}`; expected one of: {}", derive::rule_names()),
+                        )
+                    })?,
+                    None => Rule::Reference,
+                };
+                let file = derive::derived_file(part, &test.id.value);
+                let path = self.dir.join(&file);
+                let input = match std::fs::read_to_string(&path) {
+                    Ok(text) => Some(text),
+                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(error) => return Err(SuiteError::Read { path, error }),
+                };
+                Ok((input, Some(Derivation { rule, file, path })))
+            }
+        }
+    }
+
     /// Ids become file and column names: keep them to letters, digits, `-`, `_` and `.`.
     fn check_name(&self, name: &At<String>) -> Result<(), SuiteError> {
         let ok = !name.value.is_empty()
@@ -148,7 +213,10 @@ impl Resolver<'_> {
         if ok {
             Ok(())
         } else {
-            Err(self.invalid(name.pos, format!("`{}` is not a valid id: use letters, digits, `-`, `_` and `.`", name.value)))
+            Err(self.invalid(
+                name.pos,
+                format!("`{}` is not a valid id: use letters, digits, `-`, `_` and `.`", name.value),
+            ))
         }
     }
 

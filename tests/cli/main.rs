@@ -2,6 +2,9 @@
 //! (real Java submissions built with the real JDK) and checks verdicts, reports and errors.
 
 mod errors;
+mod hostile;
 mod mark;
 mod scale;
+mod stacscheck;
+mod suite;
 mod support;

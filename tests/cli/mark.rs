@@ -1,28 +1,128 @@
-//! Marks every fixture submission once and checks each verdict, the class files and a report's
-//! text. Each fixture has one known defect (see fixtures/submissions/README.md); the suite must
-//! catch exactly it.
+//! Marks every fixture submission once with the full bundled suite and checks each verdict, the
+//! class files and a report's text. Each fixture has one known defect (see
+//! fixtures/submissions/README.md); the suite must catch exactly it. Also marks the reference
+//! itself, `bhref`, as a submission: it must get full marks.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use crate::support::{marked, repo};
+use crate::support::{bhgrade, marked, quick_suite, repo};
 
-/// Every test of the bundled suite.
-const TESTS: [&str; 11] = [
-    "part1/valid-solution",
+/// Every test of the bundled suite, in suite order.
+const TESTS: [&str; 50] = [
+    "part1/valid-handout",
+    "part1/one-move-short-handout",
+    "part1/valid-standard",
+    "part1/wrong-card",
+    "part1/not-adjacent-first",
+    "part1/empty-solution-empty-layout",
+    "part1/valid-two-ranks",
+    "part1/valid-hole-not-ace",
+    "part1/valid-multiline",
     "part1/one-move-short",
+    "part1/not-adjacent-later",
+    "part1/empty-pile",
+    "part1/pile-out-of-range",
+    "part1/dangling-integer",
+    "part1/worm-moves-in-check",
+    "part1/empty-solution-nonempty-layout",
     "part2/handout-simple",
     "part2/handout-unsolvable",
     "part2/empty-layout",
     "part2/standard-deal",
+    "part2/standard-unsolvable",
+    "part2/one-card",
+    "part2/one-card-impossible",
+    "part2/two-ranks-unsolvable",
+    "part2/three-ranks-many-suits",
+    "part2/one-suit-hole-not-ace",
+    "part2/uneven-and-empty-piles",
+    "part2/hard-solvable",
+    "part2/hard-unsolvable",
+    "part2/hard-unsolvable-2",
     "part3/bh-solution-is-wh-solution",
     "part3/worm-solution",
     "part3/card-left-in-worm-hole",
     "part3/handout-worm",
-    "part3/standard-deal-worm",
+    "part3/bh-unsolvable-standard",
+    "part3/valid-standard",
+    "part3/one-move-short",
+    "part3/dangling-integer",
+    "part3/via-worm",
+    "part3/worm-hole-full",
+    "part3/worm-hole-empty",
+    "part3/wrong-worm-card",
+    "part3/worm-not-adjacent",
+    "part3/card-left-in-worm",
+    "part3/worm-only-solution",
+    "part3/empty-layout-worm",
+    "part3/unsolvable-uneven",
+    "part3/hard-standard",
+    "part3/hard-many-suits",
+    "part3/hard-unsolvable",
 ];
 
-const SOLVES: [&str; 4] = ["part2/handout-simple", "part2/handout-unsolvable", "part2/empty-layout", "part2/standard-deal"];
-const SOLVEWORMS: [&str; 2] = ["part3/handout-worm", "part3/standard-deal-worm"];
+/// Check and checkworm tests whose answer is `false`.
+const FALSE_CHECKS: [&str; 18] = [
+    "part1/one-move-short-handout",
+    "part1/wrong-card",
+    "part1/not-adjacent-first",
+    "part1/one-move-short",
+    "part1/not-adjacent-later",
+    "part1/empty-pile",
+    "part1/pile-out-of-range",
+    "part1/dangling-integer",
+    "part1/worm-moves-in-check",
+    "part1/empty-solution-nonempty-layout",
+    "part3/card-left-in-worm-hole",
+    "part3/one-move-short",
+    "part3/dangling-integer",
+    "part3/worm-hole-full",
+    "part3/worm-hole-empty",
+    "part3/wrong-worm-card",
+    "part3/worm-not-adjacent",
+    "part3/card-left-in-worm",
+];
+
+/// Check tests whose candidate is legal but leaves exactly one card in the piles.
+const ONE_SHORT: [&str; 3] = ["part1/one-move-short-handout", "part1/one-move-short", "part3/one-move-short"];
+
+/// Checkworm tests whose candidate empties the piles but leaves a card in the worm hole.
+const CARD_LEFT_IN_WORM: [&str; 2] = ["part3/card-left-in-worm-hole", "part3/card-left-in-worm"];
+
+/// Solve and solveworm tests on solvable puzzles with cards in the piles.
+const SOLVABLE: [&str; 11] = [
+    "part2/handout-simple",
+    "part2/standard-deal",
+    "part2/one-card",
+    "part2/three-ranks-many-suits",
+    "part2/one-suit-hole-not-ace",
+    "part2/uneven-and-empty-piles",
+    "part2/hard-solvable",
+    "part3/handout-worm",
+    "part3/bh-unsolvable-standard",
+    "part3/hard-standard",
+    "part3/hard-many-suits",
+];
+
+/// Solve and solveworm tests on puzzles the reference proves unsolvable.
+const UNSOLVABLE: [&str; 8] = [
+    "part2/handout-unsolvable",
+    "part2/standard-unsolvable",
+    "part2/one-card-impossible",
+    "part2/two-ranks-unsolvable",
+    "part2/hard-unsolvable",
+    "part2/hard-unsolvable-2",
+    "part3/unsolvable-uneven",
+    "part3/hard-unsolvable",
+];
+
+/// Solve and solveworm tests on layouts whose piles are all empty (the answer is `1` alone).
+const EMPTY_LAYOUT: [&str; 2] = ["part2/empty-layout", "part3/empty-layout-worm"];
+
+fn solves() -> impl Iterator<Item = &'static str> {
+    SOLVABLE.into_iter().chain(UNSOLVABLE).chain(EMPTY_LAYOUT)
+}
 
 /// A fixture's expected build verdict, the verdict of most of its tests, and the exceptions.
 struct Expectation {
@@ -34,21 +134,25 @@ struct Expectation {
 
 fn expectations() -> Vec<Expectation> {
     let all = |student, usual| Expectation { student, build: "ok", usual, exceptions: vec![] };
-    let except = |student, exceptions| Expectation { student, build: "ok", usual: "accepted", exceptions };
-    let solve_tests = |verdict| SOLVES.iter().chain(&SOLVEWORMS).map(move |t| (*t, verdict)).collect::<Vec<_>>();
+    let except = |student, tests: &mut dyn Iterator<Item = &'static str>, verdict| Expectation {
+        student,
+        build: "ok",
+        usual: "accepted",
+        exceptions: tests.map(|test| (test, verdict)).collect(),
+    };
     vec![
         all("correct", "accepted"),
         all("build-not-executable", "accepted"),
         all("output-quirks", "accepted"),
         all("stale-classes", "accepted"),
         all("crashes", "runtime_error"),
-        except("check-always-true", vec![("part1/one-move-short", "wrong_answer"), ("part3/card-left-in-worm-hole", "wrong_answer")]),
-        except("check-one-short", vec![("part1/one-move-short", "wrong_answer")]),
-        except("worm-card-left", vec![("part3/card-left-in-worm-hole", "wrong_answer")]),
-        except("solve-empty-zero", vec![("part2/empty-layout", "wrong_answer")]),
-        except("invalid-moves", SOLVES.iter().filter(|t| **t != "part2/handout-unsolvable").map(|t| (*t, "wrong_answer")).collect()),
-        except("always-gives-up", solve_tests("gave_up")),
-        except("never-ends", solve_tests("time_limit")),
+        except("check-always-true", &mut FALSE_CHECKS.into_iter(), "wrong_answer"),
+        except("check-one-short", &mut ONE_SHORT.into_iter(), "wrong_answer"),
+        except("worm-card-left", &mut CARD_LEFT_IN_WORM.into_iter(), "wrong_answer"),
+        except("solve-empty-zero", &mut EMPTY_LAYOUT.into_iter(), "wrong_answer"),
+        except("invalid-moves", &mut SOLVABLE.into_iter(), "wrong_answer"),
+        except("always-gives-up", &mut solves(), "gave_up"),
+        except("never-ends", &mut solves(), "time_limit"),
         Expectation { student: "does-not-compile", build: "build_failed", usual: "not_run", exceptions: vec![] },
         Expectation { student: "no-build-script", build: "no_build_script", usual: "not_run", exceptions: vec![] },
     ]
@@ -62,6 +166,28 @@ fn verdicts(report: &serde_json::Value) -> BTreeMap<String, String> {
         .flat_map(|part| part["tests"].as_array().expect("tests"))
         .map(|test| (test["id"].as_str().unwrap().to_string(), test["verdict"].as_str().unwrap().to_string()))
         .collect()
+}
+
+#[test]
+fn the_groups_match_the_suite() {
+    let report = marked().json("correct");
+    let tests: Vec<&serde_json::Value> =
+        report["parts"].as_array().unwrap().iter().flat_map(|p| p["tests"].as_array().unwrap()).collect();
+    let ids: Vec<&str> = tests.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, TESTS, "TESTS lists the suite's tests in order");
+    for test in tests {
+        let id = test["id"].as_str().unwrap();
+        let is_solve = matches!(test["kind"].as_str(), Some("solve" | "solveworm"));
+        assert_eq!(
+            is_solve,
+            solves().filter(|t| *t == id).count() == 1,
+            "{id}: in exactly one solve group iff a solve"
+        );
+        let expected = test["expected"].as_str().unwrap();
+        assert_eq!(FALSE_CHECKS.contains(&id), expected == "false", "{id}: expected {expected}");
+        assert_eq!(UNSOLVABLE.contains(&id), expected == "0", "{id}: expected {expected}");
+    }
+    assert!(ONE_SHORT.iter().chain(&CARD_LEFT_IN_WORM).all(|t| FALSE_CHECKS.contains(t)));
 }
 
 #[test]
@@ -92,6 +218,51 @@ fn the_correct_submission_gets_full_marks() {
     let report = marked().json("correct");
     assert_eq!(report["score"], report["max_score"]);
     assert_eq!(report["max_score"], 20.0);
+}
+
+/// The reference's own binary, built beside `bhgrade` (`cargo test --workspace` builds both).
+fn bhref_binary() -> PathBuf {
+    let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
+    let bhref = bhgrade.with_file_name(format!("bhref{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bhref.is_file(),
+        "{} is not built: run `cargo build -p bhref` (cargo test --workspace does)",
+        bhref.display()
+    );
+    bhref
+}
+
+#[test]
+fn the_reference_marked_as_a_submission_gets_full_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = quick_suite(dir.path());
+    let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
+    let launch = format!("launch: [{:?}]", bhref_binary().display().to_string());
+    let rewritten = yaml.replace("launch: [java, BHMain]", &launch);
+    assert_ne!(yaml, rewritten, "the suite launches java BHMain");
+    std::fs::write(suite.join("suite.yaml"), rewritten).unwrap();
+    let submissions = dir.path().join("submissions");
+    let src = submissions.join("bhref/src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("build.sh"), "true\n").unwrap();
+    let out = dir.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--jobs", "2", "--suite"])
+        .arg(&suite)
+        .arg("--out")
+        .arg(&out)
+        .arg(&submissions)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = read_json(&out.join("bhref.json"));
+    let not_accepted: Vec<_> = verdicts(&report).into_iter().filter(|(_, verdict)| verdict != "accepted").collect();
+    assert!(not_accepted.is_empty(), "{not_accepted:?}");
+    assert_eq!(report["score"], 20.0);
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]

@@ -1,0 +1,110 @@
+//! The cost of each isolation layer per run: `/bin/true` spawned bare (std::process, the
+//! reference), then through the sandbox with the layers switched on one after another, as a
+//! mean per run and as a ratio against the bare spawn. Then the same for a JVM start
+//! (`java -version`), where the layers' cost is measured against what a real run costs.
+//!
+//! `cargo bench --bench sandbox` (env `BHGRADE_BENCH_RUNS`, default 40). Prints a markdown
+//! table. Layers this machine lacks show as "not available" and are not timed.
+
+use std::time::{Duration, Instant};
+
+use bhgrade::sandbox::{Command, Isolation, Layer, Limits, Policy, Sandbox};
+
+const LIMITS: Limits = Limits {
+    wall: Duration::from_secs(20),
+    cpu: Duration::from_secs(20),
+    memory_bytes: 1 << 30,
+    output_bytes: 1 << 20,
+};
+
+/// The layers switched on cumulatively: a name, the layer that must be active for the row to
+/// mean anything, and the change to the policy.
+type Step = (&'static str, Option<&'static str>, fn(&mut Policy));
+
+fn steps() -> Vec<Step> {
+    vec![
+        ("sandbox: process group, supervisor (subreaper), rlimits, pipes", None, |_| {}),
+        ("+ PID namespace", Some("supervisor"), |p| p.pid_namespace = true),
+        ("+ network namespace", Some("network namespace"), |p| p.isolate_network = true),
+        ("+ cgroups (memory, pids)", Some("cgroup memory"), |p| p.use_cgroups = true),
+        ("+ Landlock", Some("filesystem (landlock)"), |p| p.landlock = true),
+        ("+ unprivileged user (= auto)", Some("unprivileged user"), |p| p.run_as = Policy::default().run_as),
+    ]
+}
+
+fn bare(program: &str, args: &[&str], runs: usize) -> Duration {
+    let start = Instant::now();
+    for _ in 0..runs {
+        let out = std::process::Command::new(program).args(args).output().expect("bare spawn");
+        assert!(out.status.success());
+    }
+    start.elapsed() / runs as u32
+}
+
+fn sandboxed(sb: &Sandbox, cwd: &std::path::Path, program: &str, args: &[&str], runs: usize) -> Duration {
+    let cmd = Command::new(program, cwd).args(args.iter().copied());
+    let start = Instant::now();
+    for _ in 0..runs {
+        let out = sb.run(&cmd, &LIMITS).expect("sandboxed run");
+        assert!(out.exit.success(), "{out:?}");
+    }
+    start.elapsed() / runs as u32
+}
+
+fn table(title: &str, program: &str, args: &[&str], runs: usize) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cwd = tmp.path().join("cwd");
+    std::fs::create_dir(&cwd).expect("mkdir");
+    let reference = bare(program, args, runs);
+    println!("\n### {title} ({runs} runs each)\n");
+    println!("| layers | per run | ratio to a bare spawn |\n|---|---|---|");
+    println!("| bare spawn (std::process) | {:.2} ms | 1.00 |", reference.as_secs_f64() * 1e3);
+    let mut policy = Policy {
+        use_cgroups: false,
+        isolate_network: false,
+        pid_namespace: false,
+        landlock: false,
+        run_as: None,
+        ..Policy::for_isolation(Isolation::Off)
+    };
+    let mut previous = reference;
+    for (i, (name, needs, change)) in steps().into_iter().enumerate() {
+        change(&mut policy);
+        let sb = Sandbox::probe_with(&tmp.path().join(format!("scratch-{i}")), policy.clone()).expect("probe");
+        let layers: Vec<Layer> = sb.layers();
+        // The supervisor is always active; what matters here is whether it got its namespace.
+        let active = |want: &str| {
+            layers.iter().find(|l| l.name == want).is_some_and(|l| match want {
+                "supervisor" => l.detail.contains("own PID namespace"),
+                _ => l.active,
+            })
+        };
+        if let Some(want) = needs {
+            if !active(want) {
+                let why = layers.iter().find(|l| l.name == want).map_or(String::new(), |l| l.detail.clone());
+                println!("| {name} | not available: {why} | |");
+                continue;
+            }
+        }
+        let mean = sandboxed(&sb, &cwd, program, args, runs);
+        println!(
+            "| {name} | {:.2} ms (+{:.2} ms) | {:.2} |",
+            mean.as_secs_f64() * 1e3,
+            (mean.as_secs_f64() - previous.as_secs_f64()) * 1e3,
+            mean.as_secs_f64() / reference.as_secs_f64()
+        );
+        previous = mean;
+    }
+}
+
+fn main() {
+    let runs: usize = std::env::var("BHGRADE_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    println!(
+        "## Sandbox overhead per run (load {})",
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+    );
+    table("`/bin/true`", "/bin/true", &[], runs);
+    if std::process::Command::new("java").arg("-version").output().is_ok_and(|o| o.status.success()) {
+        table("`java -version`", "java", &["-version"], (runs / 4).max(3));
+    }
+}

@@ -1,0 +1,141 @@
+//! What a sandbox is asked to do: an [`Isolation`] mode (what the marker typed) → a [`Policy`]
+//! (every setting that holds for all runs of one sandbox), with [`RunAs`] naming the user that
+//! programs run as when the harness is root.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use super::procs;
+
+/// How much isolation to ask for (`--isolation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Isolation {
+    /// Use every layer the machine offers; each missing one is a warning.
+    Auto,
+    /// Like `Auto`, but marking must refuse to start when a required layer is missing.
+    Strict,
+    /// Only the layers that enforce the limits (process group, supervisor, rlimits, cgroups):
+    /// no namespaces, no Landlock, no user switch. For debugging trusted code.
+    Off,
+}
+
+impl Isolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Auto => "auto",
+            Isolation::Strict => "strict",
+            Isolation::Off => "off",
+        }
+    }
+}
+
+impl FromStr for Isolation {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Isolation, String> {
+        match text {
+            "auto" => Ok(Isolation::Auto),
+            "strict" => Ok(Isolation::Strict),
+            "off" => Ok(Isolation::Off),
+            other => Err(format!("unknown isolation mode `{other}` (auto, strict or off)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Isolation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Numeric user and group the programs run as (root only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunAs {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl RunAs {
+    /// The system's `nobody` user (65534 when the password database does not say).
+    pub fn nobody() -> RunAs {
+        procs::user_ids("nobody").map_or(RunAs { uid: 65534, gid: 65534 }, |(uid, gid)| RunAs { uid, gid })
+    }
+}
+
+/// Settings that hold for every run of a sandbox (as opposed to per-run [`super::Limits`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// `pids.max` of each run's cgroup: tasks, so JVM threads count (a JVM runs 15–20), and
+    /// so do the run's supervisor and, with a PID namespace, its init.
+    pub pids_max: u64,
+    /// `RLIMIT_FSIZE`: the largest file a program may write.
+    pub file_size_bytes: u64,
+    /// `PATH` given to programs.
+    pub path: OsString,
+    /// Use cgroups when the machine offers them (false forces the rlimit fallback).
+    pub use_cgroups: bool,
+    /// Give each run an empty network namespace when the machine allows it.
+    pub isolate_network: bool,
+    /// Give each run its own PID namespace (its supervisor's init dies last and takes every
+    /// process of the run with it); without one, the supervisor is a child subreaper.
+    pub pid_namespace: bool,
+    /// Restrict each run's file access with Landlock when the kernel has it.
+    pub landlock: bool,
+    /// Folders a program may read and execute from under Landlock (those that exist): the
+    /// system, where the JDK and the shell live. Never the harness's home, `/tmp` or `/work`.
+    pub readable: Vec<PathBuf>,
+    /// Run programs as this user when the harness is root. Everything a program must read or
+    /// write (its scratch copy) is handed over to that user by `build::prepare`, and inputs it
+    /// could not reach are staged into its run folder.
+    pub run_as: Option<RunAs>,
+    /// Parent cgroup directory to create run cgroups in (cgroup v2: a delegated subtree);
+    /// default: the harness's own cgroup.
+    pub cgroup_parent: Option<PathBuf>,
+    /// Time between SIGTERM and SIGKILL at the wall-clock limit.
+    pub grace: Duration,
+    /// How long to keep reading pipes after everything of the run was killed; only a process
+    /// that escaped every kill can hold them that long.
+    pub drain: Duration,
+}
+
+/// Where a JDK, a shell and their libraries live on the usual Linux systems.
+pub const SYSTEM_FOLDERS: &[&str] =
+    &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev"];
+
+pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+impl Policy {
+    /// The policy of a mode: `Auto` and `Strict` ask for every layer (and, as root, the
+    /// `nobody` user); `Off` for none beyond those that enforce the limits. Cgroups stay on in
+    /// every mode: they are how memory is limited, and a JVM does not start under the
+    /// `RLIMIT_DATA` fallback unless the suite gives it `-Xmx`.
+    pub fn for_isolation(mode: Isolation) -> Policy {
+        let on = match mode {
+            Isolation::Auto | Isolation::Strict => true,
+            Isolation::Off => false,
+        };
+        Policy {
+            pids_max: 256,
+            file_size_bytes: 64 << 20,
+            path: std::env::var_os("PATH").filter(|p| !p.is_empty()).unwrap_or_else(|| OsString::from(DEFAULT_PATH)),
+            use_cgroups: true,
+            isolate_network: on,
+            pid_namespace: on,
+            landlock: on,
+            readable: SYSTEM_FOLDERS.iter().map(PathBuf::from).collect(),
+            run_as: (on && procs::is_root()).then(RunAs::nobody),
+            cgroup_parent: None,
+            grace: Duration::from_millis(200),
+            drain: Duration::from_millis(200),
+        }
+    }
+}
+
+impl Default for Policy {
+    /// The `auto` policy.
+    fn default() -> Policy {
+        Policy::for_isolation(Isolation::Auto)
+    }
+}

@@ -1,0 +1,354 @@
+//! The hostile corpus (`fixtures/hostile`, see its README) marked in one run beside a
+//! well-behaved submission, with the isolation this machine offers (`--isolation auto`).
+//!
+//! For every case: its build verdict and test verdict; that no process of it survives (by
+//! walking /proc); that nothing outside the scratch copies changed (the suite, every
+//! submission folder, the harness's home, marker files in /tmp and /root); and that the
+//! well-behaved submission still got a full, correct report. A case that needs a layer this
+//! machine lacks is taken out of the run and reported as skipped, never passed.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use bhgrade::sandbox::{Layer, Policy, Sandbox};
+
+use crate::support::{bhgrade, copy_tree, repo};
+
+/// One case of the corpus: what marking it must give, and what it needs from the machine.
+struct Case {
+    name: &'static str,
+    build: &'static str,
+    verdict: &'static str,
+    /// Layers without which the case would do real harm or prove nothing.
+    needs: &'static [&'static str],
+}
+
+const LANDLOCK: &str = "filesystem (landlock)";
+
+const fn case(name: &'static str, verdict: &'static str) -> Case {
+    Case { name, build: "ok", verdict, needs: &[] }
+}
+
+const CORPUS: &[Case] = &[
+    case("sleep-forever", "time_limit"),
+    case("busy-loop", "time_limit"),
+    Case { needs: &["cgroup pids"], ..case("fork-bomb", "time_limit") },
+    case("setsid-escape", "accepted"),
+    case("ignore-sigterm", "time_limit"),
+    case("orphan-writer", "accepted"),
+    case("flood-stdout", "output_limit"),
+    case("flood-stderr", "output_limit"),
+    case("long-line", "output_limit"),
+    case("binary-output", "format_error"),
+    case("heap-exhaustion", "memory_limit"),
+    case("native-memory", "memory_limit"),
+    case("stack-overflow", "runtime_error"),
+    case("crash-signal", "runtime_error"),
+    case("exit-1", "runtime_error"),
+    case("exit-3", "runtime_error"),
+    case("exit-255", "runtime_error"),
+    case("stdin-forever", "accepted"),
+    Case { needs: &[LANDLOCK], ..case("write-outside", "accepted") },
+    Case { needs: &[LANDLOCK], ..case("read-expected", "accepted") },
+    Case { needs: &[LANDLOCK], ..case("read-other-student", "accepted") },
+    Case { needs: &["network namespace"], ..case("connect-loopback", "accepted") },
+    Case { build: "build_timeout", ..case("build-never-ends", "not_run") },
+    case("build-daemon", "accepted"),
+    Case { build: "build_failed", ..case("archive-dotdot", "not_run") },
+    Case { build: "build_failed", ..case("archive-absolute", "not_run") },
+    case("archive-symlink", "accepted"),
+    case("sparse-write", "accepted"),
+    Case { build: "build_failed", ..case("sparse-submission", "not_run") },
+];
+
+/// The well-behaved submission marked in the same run.
+const VICTIM: &str = "correct";
+
+/// Files that hostile cases try to create outside every scratch copy.
+const MARKERS: &[&str] = &[
+    "/tmp/bhgrade-hostile-write-outside",
+    "/root/bhgrade-hostile-write-outside",
+    "/tmp/bhgrade-hostile-dotdot",
+    "/tmp/bhgrade-hostile-absolute",
+    "/tmp/bhgrade-hostile-symlink",
+];
+
+/// Size, mtime and (for small files) contents of every file below `dir`.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, i64, Vec<u8>)> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let meta = e.metadata().expect("metadata");
+            let body = if meta.len() <= 1 << 20 { fs::read(e.path()).expect("read") } else { Vec::new() };
+            (e.path().to_path_buf(), (meta.len(), meta.mtime(), body))
+        })
+        .collect()
+}
+
+/// Live processes of this run: tagged `bhgrade-hostile-*` on their command line, or working,
+/// running or named under `base`. Each with the case it seems to belong to.
+fn survivors(base: &Path) -> Vec<(i32, String)> {
+    let base = base.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')) {
+            continue;
+        }
+        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let cwd =
+            fs::read_link(format!("/proc/{pid}/cwd")).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        if cmdline.contains("bhgrade-hostile") || cwd.starts_with(&base) || cmdline.contains(&base) {
+            if cmdline.contains("bhgrade mark") || pid == std::process::id() as i32 {
+                continue;
+            }
+            let owner = CORPUS.iter().map(|c| c.name).find(|n| cwd.contains(&format!("/{n}/")) || cmdline.contains(n));
+            found.push((pid, format!("{} [{cmdline}] in {cwd}", owner.unwrap_or("?"))));
+        }
+    }
+    found
+}
+
+fn verdicts(report: &serde_json::Value) -> Vec<(String, String, u64)> {
+    report["parts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|part| part["tests"].as_array().into_iter().flatten())
+        .map(|t| {
+            let id = t["id"].as_str().unwrap_or_default().to_string();
+            (id, t["verdict"].as_str().unwrap_or_default().to_string(), t["wall_ms"].as_u64().unwrap_or(0))
+        })
+        .collect()
+}
+
+#[test]
+fn every_case_in_the_folder_has_an_expectation() {
+    let mut on_disk: Vec<String> = bhgrade::build::discover(&repo().join("fixtures/hostile"))
+        .expect("discover the corpus")
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    on_disk.sort();
+    let mut modelled: Vec<String> = CORPUS.iter().map(|c| c.name.to_string()).collect();
+    modelled.sort();
+    assert_eq!(on_disk, modelled);
+}
+
+#[test]
+fn the_hostile_corpus_is_contained() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = tmp.path().canonicalize().expect("canonical");
+    // Open folders, so that only the sandbox (not file modes) keeps the programs out.
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let (suite, subs, home, scratch, out) =
+        (base.join("suite"), base.join("subs"), base.join("home"), base.join("tmp"), base.join("out"));
+    copy_tree(&repo().join("fixtures/suites/hostile"), &suite);
+    fs::set_permissions(suite.join("expected.json"), fs::Permissions::from_mode(0o644)).expect("chmod");
+    copy_tree(&repo().join("fixtures/hostile"), &subs);
+    copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &subs.join(VICTIM));
+    for dir in [&home, &scratch] {
+        fs::create_dir(dir).expect("mkdir");
+    }
+
+    let probe = Sandbox::probe_with(&base.join("probe"), Policy::default()).expect("probe the sandbox");
+    let layers: Vec<Layer> = probe.layers();
+    drop(probe);
+    let mut skipped = Vec::new();
+    for case in CORPUS {
+        let missing: Vec<&Layer> =
+            layers.iter().filter(|l| case.needs.contains(&l.name.as_str()) && !l.active).collect();
+        if let Some(layer) = missing.first() {
+            println!("skipped: {}: {} unavailable: {}", case.name, layer.name, layer.detail);
+            let path = subs.join(case.name);
+            if path.is_dir() {
+                fs::remove_dir_all(&path).expect("remove a skipped case");
+            } else {
+                fs::remove_file(subs.join(format!("{}.tar.gz", case.name))).expect("remove a skipped case");
+            }
+            skipped.push(case.name);
+        }
+    }
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen on loopback");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let port = listener.local_addr().expect("address").port();
+    let victim_file = subs.join(VICTIM).join("src/BHMain.java");
+    let hints = format!("home={}\nvictim={}\nport={port}\n", home.display(), victim_file.display());
+    for name in ["write-outside", "read-other-student", "connect-loopback"] {
+        if subs.join(name).exists() {
+            fs::write(subs.join(name).join("src/hints.txt"), &hints).expect("hints");
+        }
+    }
+    // A sparse file costs no disk, but copying it would write 1 GiB.
+    fs::File::create(subs.join("sparse-submission/src/huge.bin")).and_then(|f| f.set_len(1 << 30)).expect("sparse");
+    for marker in MARKERS {
+        let _ = fs::remove_file(marker);
+    }
+    let before: Vec<_> = [&suite, &subs, &home].iter().map(|d| snapshot(d)).collect();
+
+    let started = Instant::now();
+    let output = bhgrade()
+        .args(["mark", "--jobs", "2", "--isolation", "auto", "--suite"])
+        .arg(&suite)
+        .arg("--out")
+        .arg(&out)
+        .arg(&subs)
+        .env("HOME", &home)
+        .env("TMPDIR", &scratch)
+        .timeout(Duration::from_secs(300))
+        .output()
+        .expect("run bhgrade mark");
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let left = survivors(&base);
+    for (pid, _) in &left {
+        // Do not leave them to the next test; the assertion below still fails.
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    assert_eq!(output.status.code(), Some(0), "bhgrade mark failed: {stderr}");
+
+    let mut problems = Vec::new();
+    let mut table = vec!["| case | build | verdict | survivors | time |".to_string(), "|---|---|---|---|---|".into()];
+    for case in CORPUS.iter().filter(|c| !skipped.contains(&c.name)) {
+        let text = fs::read_to_string(out.join(format!("{}.json", case.name))).unwrap_or_default();
+        let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
+            problems.push(format!("{}: no readable report", case.name));
+            continue;
+        };
+        let build = report["build"]["verdict"].as_str().unwrap_or_default().to_string();
+        let tests = verdicts(&report);
+        let verdict = tests.first().map_or("missing".to_string(), |(_, v, _)| v.clone());
+        if build != case.build || tests.len() != 1 || verdict != case.verdict {
+            problems.push(format!(
+                "{}: build {build} and {tests:?}, expected build {} and {}",
+                case.name, case.build, case.verdict
+            ));
+        }
+        let first_line = report["parts"][0]["tests"][0]["first_line"].as_str().unwrap_or_default();
+        if first_line.contains("LEAKED") {
+            problems.push(format!("{}: {first_line}", case.name));
+        }
+        let own: Vec<&(i32, String)> = left.iter().filter(|(_, what)| what.starts_with(case.name)).collect();
+        let ms = report["build"]["wall_ms"].as_u64().unwrap_or(0) + tests.iter().map(|t| t.2).sum::<u64>();
+        table.push(format!("| {} | {build} | {verdict} | {} | {:.1} s |", case.name, own.len(), ms as f64 / 1000.0));
+    }
+    println!("{}", table.join("\n"));
+    println!("marked {} cases and `{VICTIM}` in {:.1} s; skipped: {skipped:?}", table.len() - 2, elapsed.as_secs_f64());
+
+    let victim: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join(format!("{VICTIM}.json"))).unwrap_or_default())
+            .unwrap_or_default();
+    let victim_verdicts = verdicts(&victim);
+    if victim["build"]["verdict"] != "ok"
+        || victim_verdicts.is_empty()
+        || victim_verdicts.iter().any(|(_, v, _)| v != "accepted")
+        || victim["score"] != victim["max_score"]
+    {
+        problems.push(format!("{VICTIM}: not a full, correct report: {victim_verdicts:?}"));
+    }
+    if !left.is_empty() {
+        problems.push(format!("survivors: {left:?}"));
+    }
+    if listener.accept().is_ok() {
+        problems.push("a program connected to the loopback listener".into());
+    }
+    let after: Vec<_> = [&suite, &subs, &home].iter().map(|d| snapshot(d)).collect();
+    for (b, a) in before.iter().zip(&after) {
+        let changed: Vec<&PathBuf> = a.keys().chain(b.keys()).filter(|p| a.get(*p) != b.get(*p)).collect();
+        if !changed.is_empty() {
+            problems.push(format!("changed outside the scratch copies: {changed:?}"));
+        }
+    }
+    for marker in MARKERS.iter().filter(|m| Path::new(m).exists()) {
+        problems.push(format!("{marker} was created"));
+        let _ = fs::remove_file(marker);
+    }
+    let scratch_left: Vec<PathBuf> =
+        fs::read_dir(&scratch).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    if !scratch_left.is_empty() {
+        problems.push(format!("scratch folders left behind: {scratch_left:?}"));
+    }
+    assert!(problems.is_empty(), "{}\n\n{}\n\nbhgrade's stderr:\n{stderr}", problems.join("\n"), table.join("\n"));
+}
+
+#[test]
+fn doctor_shows_every_layer_and_what_strict_would_do() {
+    let output = bhgrade().arg("doctor").output().expect("run bhgrade doctor");
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("| layer | active | required | detail |"), "{text}");
+    let probe_dir = tempfile::tempdir().expect("tempdir");
+    let sandbox = Sandbox::probe_with(&probe_dir.path().join("probe"), Policy::default()).expect("probe");
+    for layer in sandbox.layers() {
+        assert!(text.contains(&format!("| {} |", layer.name)), "{} missing from:\n{text}", layer.name);
+    }
+    let verdict = if sandbox.missing_layers().is_empty() { "will mark" } else { "refuses" };
+    assert!(text.contains(verdict), "{text}");
+}
+
+/// `strict` refuses to mark where a layer is missing: as `nobody`, who may not make cgroups
+/// here. Needs root (to become `nobody`) and `setpriv`.
+#[test]
+fn strict_refuses_to_mark_without_every_layer() {
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].into_iter().find(|p| Path::new(p).exists());
+    // SAFETY: geteuid cannot fail.
+    let (Some(setpriv), true) = (setpriv, unsafe { libc::geteuid() } == 0) else {
+        println!("skipped: strict_refuses_to_mark_without_every_layer: needs root and setpriv");
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = tmp.path();
+    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).expect("chmod");
+    copy_tree(&repo().join("fixtures/suites/hostile"), &base.join("suite"));
+    fs::set_permissions(base.join("suite/expected.json"), fs::Permissions::from_mode(0o644)).expect("chmod");
+    copy_tree(&repo().join("fixtures/hostile/exit-3"), &base.join("subs/exit-3"));
+    let as_nobody = |mode: &str| {
+        std::process::Command::new(setpriv)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(assert_cmd::cargo::cargo_bin("bhgrade"))
+            .args(["mark", "--isolation", mode, "--suite"])
+            .arg(base.join("suite"))
+            .arg("--out")
+            .arg(base.join(format!("out-{mode}")))
+            .arg(base.join("subs"))
+            .env("HOME", base)
+            .env("TMPDIR", base)
+            .output()
+            .expect("run bhgrade as nobody")
+    };
+    let probe = std::process::Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(assert_cmd::cargo::cargo_bin("bhgrade"))
+        .arg("doctor")
+        .env("TMPDIR", base)
+        .output()
+        .expect("doctor as nobody");
+    let table = String::from_utf8_lossy(&probe.stdout);
+    if !table.contains("**no**") {
+        println!("skipped: strict_refuses_to_mark_without_every_layer: nobody lacks no layer here:\n{table}");
+        return;
+    }
+    let strict = as_nobody("strict");
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert_eq!(strict.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("--isolation strict") && stderr.contains("doctor"), "{stderr}");
+    assert!(!base.join("out-strict").exists(), "strict wrote reports");
+    // `auto` marks, saying once what it lacks.
+    let auto = as_nobody("auto");
+    let stderr = String::from_utf8_lossy(&auto.stderr);
+    assert_eq!(auto.status.code(), Some(0), "{stderr}");
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning: isolation layer")).collect();
+    assert!(!warnings.is_empty(), "{stderr}");
+    let mut unique = warnings.clone();
+    unique.dedup();
+    assert_eq!(unique, warnings, "each missing layer is named once");
+}

@@ -1,0 +1,190 @@
+//! `bhgrade regen` and suite validation: the bundled suite is what the reference says (what CI
+//! checks), regeneration is deterministic and rebuilds everything it owns, `--check` names every
+//! difference, and an invalid suite is refused on load, naming the test.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::support::{bhgrade, copy_tree, repo};
+
+struct Run {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn regen(suite: &Path, check: bool) -> Run {
+    let mut command = bhgrade();
+    command.args(["regen", "--suite"]).arg(suite);
+    if check {
+        command.arg("--check");
+    }
+    let output = command.output().unwrap();
+    Run {
+        status: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A copy of the bundled suite to change.
+fn bundled_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("suite");
+    copy_tree(&repo().join("suites/cs3105-p1"), &suite);
+    (dir, suite)
+}
+
+/// Every file under `dir` and its text, by path relative to `dir`.
+fn tree(dir: &Path) -> BTreeMap<String, String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let name = entry.path().strip_prefix(dir).unwrap().display().to_string();
+            (name, std::fs::read_to_string(entry.path()).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn the_bundled_suite_is_up_to_date_with_the_reference() {
+    let run = regen(&repo().join("suites/cs3105-p1"), true);
+    assert_eq!(run.status, 0, "run `bhgrade regen` and commit the result:\n{}", run.stderr);
+    assert!(run.stderr.contains("up to date"), "{}", run.stderr);
+}
+
+#[test]
+fn regen_rebuilds_what_it_owns_and_a_second_run_changes_nothing() {
+    let (_dir, suite) = bundled_copy();
+    let bundled = tree(&suite);
+    std::fs::remove_file(suite.join("expected.json")).unwrap();
+    std::fs::remove_dir_all(suite.join("derived")).unwrap();
+    std::fs::remove_file(suite.join("instances/2488-51-13-4-17.txt")).unwrap();
+    std::fs::create_dir_all(suite.join("derived/part9")).unwrap();
+    std::fs::write(suite.join("derived/part9/gone.sol"), "0 1\n").unwrap();
+
+    let first = regen(&suite, false);
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    assert!(first.stderr.contains("wrote instances/2488-51-13-4-17.txt"), "{}", first.stderr);
+    assert!(first.stderr.contains("wrote derived/part1/wrong-card.sol"), "{}", first.stderr);
+    assert!(first.stderr.contains("removed derived/part9/gone.sol"), "{}", first.stderr);
+    assert!(first.stdout.contains("| part2/hard-unsolvable | solve | 0 |"), "{}", first.stdout);
+    assert_eq!(tree(&suite), bundled, "regen rebuilt the bundled suite exactly");
+
+    let second = regen(&suite, false);
+    assert_eq!(second.status, 0, "{}", second.stderr);
+    assert!(!second.stderr.contains("wrote") && !second.stderr.contains("removed"), "{}", second.stderr);
+    assert_eq!(tree(&suite), bundled);
+}
+
+#[test]
+fn check_names_every_difference_and_changes_nothing() {
+    let (_dir, suite) = bundled_copy();
+    let path = suite.join("expected.json");
+    let mut expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    expected["tests"]["part2/standard-unsolvable"]["answer"] = "1".into();
+    expected["tests"]["part2/standard-deal"]["nodes"] = 1.into();
+    expected["tests"]["part9/gone"] = expected["tests"]["part2/standard-deal"].clone();
+    std::fs::write(&path, expected.to_string()).unwrap();
+    std::fs::write(suite.join("derived/part1/wrong-card.sol"), "0 1\n").unwrap();
+    std::fs::remove_file(suite.join("derived/part3/worm-hole-full.sol")).unwrap();
+    std::fs::write(suite.join("derived/part1/stale.sol"), "0 1\n").unwrap();
+    let solution = suite.join("solutions/handout-simple.sol");
+    std::fs::write(&solution, "1 2  2 3  0 4  3 5\n").unwrap();
+    let instance = suite.join("instances/7-15-2-8-4.txt");
+    let deal = std::fs::read_to_string(&instance).unwrap();
+    std::fs::write(&instance, deal.replacen("-1", "-1 ", 1)).unwrap();
+    let before = tree(&suite);
+
+    let run = regen(&suite, true);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    for needle in [
+        "test part2/standard-unsolvable: the stored answer `1` is not the reference's `0`",
+        "test part2/standard-deal: the reference now needs",
+        "test part9/gone: expected.json has an answer for a test the suite lacks",
+        "test part1/wrong-card: derived/part1/wrong-card.sol is not the solution its rule now derives",
+        "test part1/wrong-card: its puzzle or solution changed",
+        "test part3/worm-hole-full: its derived solution derived/part3/worm-hole-full.sol is missing",
+        "derived/part1/stale.sol: no test derives this file",
+        "test part1/valid-handout: its puzzle or solution changed",
+        "test part3/bh-solution-is-wh-solution: its puzzle or solution changed",
+        "test part2/two-ranks-unsolvable: instances/7-15-2-8-4.txt is named after the generator but holds another puzzle",
+        "run `bhgrade regen",
+    ] {
+        assert!(run.stderr.contains(needle), "lacks {needle:?}:\n{}", run.stderr);
+    }
+    assert!(
+        !run.stderr.contains("part3/worm-hole-full: its puzzle"),
+        "a missing file is reported once:\n{}",
+        run.stderr
+    );
+    assert_eq!(tree(&suite), before, "--check changes nothing");
+
+    // regen itself refuses to overwrite an instance that is not what its name says.
+    let refused = regen(&suite, false);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("bhref GEN 7 15 2 8 4"), "{}", refused.stderr);
+}
+
+/// Loads a suite as marking does (`bhgrade test --all` on an empty folder), returning status
+/// and standard error; an invalid suite stops before any submission is looked at.
+fn load(suite: &Path) -> (i32, String) {
+    let submission = tempfile::tempdir().unwrap();
+    let output = bhgrade().args(["test", "--all", "--suite"]).arg(suite).arg(submission.path()).output().unwrap();
+    (output.status.code().unwrap_or(-1), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn a_check_whose_answer_turns_on_input_after_a_win_is_refused_naming_it() {
+    let suite = repo().join("fixtures/suites/ambiguous");
+    let check = regen(&suite, true);
+    for (status, stderr) in [load(&suite), (check.status, check.stderr)] {
+        assert_eq!(status, 2, "{stderr}");
+        assert!(stderr.contains("test part1/extra-after-win: ambiguous test"), "{stderr}");
+        assert!(stderr.contains("ruling 2"), "{stderr}");
+    }
+}
+
+#[test]
+fn identical_tests_are_refused_naming_both() {
+    let (status, stderr) = load(&repo().join("fixtures/suites/duplicate"));
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("test part3/same-puzzle-other-file is identical to test part2/handout-simple"), "{stderr}");
+}
+
+#[test]
+fn a_derive_rule_that_cannot_apply_is_named_by_regen() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("bad-derive");
+    copy_tree(&repo().join("fixtures/suites/bad-derive"), &suite);
+    let (status, stderr) = load(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("test part1/valid: its derived solution derived/part1/valid.sol is missing"), "{stderr}");
+    let run = regen(&suite, false);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("test part1/wrong-card: derive rule `wrong-card` does not apply"), "{}", run.stderr);
+}
+
+#[test]
+fn a_suite_naming_an_unknown_rule_or_both_sources_is_refused_with_a_position() {
+    for (from, to, needle) in [
+        ("derive: wrong-card", "derive: wrong-cards", "unknown derive rule `wrong-cards`; expected one of: reference,"),
+        (
+            "derive: not-adjacent-first",
+            "derive: not-adjacent-first\n        solution: solutions/empty.sol",
+            "either a `solution` file or a `derive` rule",
+        ),
+        ("kind: solve\n", "kind: solve\n        derive: reference\n", "a `solve` test takes no `derive`"),
+    ] {
+        let (_dir, suite) = bundled_copy();
+        let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
+        let edited = yaml.replacen(from, to, 1);
+        assert_ne!(yaml, edited, "{from}");
+        std::fs::write(suite.join("suite.yaml"), edited).unwrap();
+        let (status, stderr) = load(&suite);
+        assert_eq!(status, 2, "{stderr}");
+        assert!(stderr.contains(needle) && stderr.contains("suite.yaml:"), "{needle}: {stderr}");
+    }
+}
