@@ -23,13 +23,13 @@ fn main() {
         .and_then(|definition| definition.verify())
         .expect("the tiny suite loads");
     let scratch = tempfile::tempdir().expect("scratch");
-    let submissions: Vec<Submission> =
-        (0..copies).map(|i| Submission { name: format!("copy{i}"), path: repo.join("fixtures/submissions/correct") }).collect();
+    let submissions: Vec<Submission> = (0..copies)
+        .map(|i| Submission { name: format!("copy{i}"), path: repo.join("fixtures/submissions/correct") })
+        .collect();
     let sandbox = Sandbox::probe(scratch.path()).expect("sandbox");
     let mut rows = Vec::new();
     for jobs in [1, 2] {
-        let options =
-            MarkOptions { jobs, scratch_root: scratch.path().to_path_buf(), store: None, stop: &NEVER };
+        let options = MarkOptions { jobs, scratch_root: scratch.path().to_path_buf(), store: None, stop: &NEVER };
         let start = Instant::now();
         let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut []).expect("marking");
         rows.push((jobs, start.elapsed(), class));

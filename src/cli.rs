@@ -11,10 +11,10 @@ use bhgrade::build::{self, Submission};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bhgrade::pipeline::{self, MarkOptions};
-use bhgrade::store::ResultStore;
 use bhgrade::regen;
 use bhgrade::report::{self, Reporter};
 use bhgrade::sandbox::Sandbox;
+use bhgrade::store::ResultStore;
 use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
 
@@ -317,7 +317,10 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
         }
     }
     suite.restrict(!args.all, args.part.as_deref());
-    let path = args.submission.canonicalize().map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
+    let path = args
+        .submission
+        .canonicalize()
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.common.isolation)?;
@@ -335,12 +338,8 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
     }
     let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
-    let all_accepted = class
-        .students
-        .iter()
-        .flat_map(|s| &s.parts)
-        .flat_map(|p| &p.tests)
-        .all(|t| t.verdict == Verdict::Accepted);
+    let all_accepted =
+        class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
     if !class.harness_problems.is_empty() {
         return Err(CliError::Harness(class.harness_problems.join("; ")));
     }
@@ -386,11 +385,15 @@ fn load_tree(testdir: &Path) -> Result<(bhgrade::stacscheck::Plan, bhgrade::sand
 
 fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
     let (plan, limits) = load_tree(&args.testdir)?;
-    let path = args.submission.canonicalize().map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
+    let path = args
+        .submission
+        .canonicalize()
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.isolation)?;
-    let options = MarkOptions { jobs: 1, scratch_root: scratch.path().to_path_buf(), store: None, stop: stop_on_interrupt() };
+    let options =
+        MarkOptions { jobs: 1, scratch_root: scratch.path().to_path_buf(), store: None, stop: stop_on_interrupt() };
     let mut terminal = report::Terminal;
     let mut files = args.out.map(|dir| report::Files { dir });
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
@@ -399,7 +402,8 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
     }
     let class = pipeline::mark_tree(&plan, limits, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
-    let all_passed = class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
+    let all_passed =
+        class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
     if !class.incomplete.is_empty() {
         return Ok(INTERRUPTED);
     }
@@ -410,7 +414,8 @@ fn merge(args: MergeArgs) -> Result<u8, CliError> {
     let class = bhgrade::merge::merge(&args.dirs).map_err(|e| CliError::BadInput(e.to_string()))?;
     let mut files = report::Files { dir: args.out.clone() };
     for student in &class.students {
-        files.event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })
+        files
+            .event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })
             .map_err(|e| CliError::Harness(e.to_string()))?;
     }
     files.event(&report::Event::Finished(Box::new(class.clone()))).map_err(|e| CliError::Harness(e.to_string()))?;
@@ -433,7 +438,12 @@ fn regen(args: RegenArgs) -> Result<u8, CliError> {
             eprintln!("{}: up to date with the reference", dir.display());
             return Ok(0);
         }
-        eprintln!("{}: {} difference(s); run `bhgrade regen --suite {}`", dir.display(), differences.len(), dir.display());
+        eprintln!(
+            "{}: {} difference(s); run `bhgrade regen --suite {}`",
+            dir.display(),
+            differences.len(),
+            dir.display()
+        );
         return Ok(1);
     }
     let done = regen::regenerate(&dir).map_err(failed)?;

@@ -113,13 +113,22 @@ pub fn decide(
         Err(error) => return Decision::new(Verdict::HarnessError, format!("the sandbox failed: {error}")),
     };
     if run.wall_limit_hit {
-        return Decision::new(Verdict::TimeLimit, format!("killed after the wall-clock limit of {:.1} s", limits.wall.as_secs_f64()));
+        return Decision::new(
+            Verdict::TimeLimit,
+            format!("killed after the wall-clock limit of {:.1} s", limits.wall.as_secs_f64()),
+        );
     }
     if run.cpu_limit_hit {
-        return Decision::new(Verdict::TimeLimit, format!("killed after the CPU-time limit of {:.1} s", limits.cpu.as_secs_f64()));
+        return Decision::new(
+            Verdict::TimeLimit,
+            format!("killed after the CPU-time limit of {:.1} s", limits.cpu.as_secs_f64()),
+        );
     }
     if run.memory_limit_hit {
-        return Decision::new(Verdict::MemoryLimit, format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20));
+        return Decision::new(
+            Verdict::MemoryLimit,
+            format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20),
+        );
     }
     // A program killed because it passed the output cap died of the limit, not of a crash.
     let crashed = match run.exit {
@@ -155,8 +164,12 @@ mod tests {
     use super::*;
     use crate::sandbox::Limits;
 
-    const LIMITS: Limits =
-        Limits { wall: Duration::from_secs(1), cpu: Duration::from_secs(1), memory_bytes: 64 << 20, output_bytes: 1024 };
+    const LIMITS: Limits = Limits {
+        wall: Duration::from_secs(1),
+        cpu: Duration::from_secs(1),
+        memory_bytes: 64 << 20,
+        output_bytes: 1024,
+    };
 
     fn run(stdout: &[u8]) -> RunOutcome {
         RunOutcome {

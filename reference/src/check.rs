@@ -26,9 +26,7 @@ impl CheckReport {
     pub fn is_solution(&self) -> bool {
         match self.finding {
             Finding::Solved | Finding::ExtraAfterWin { .. } => true,
-            Finding::Illegal { .. } | Finding::CardsLeft { .. } | Finding::CardLeftInWormHole { .. } => {
-                false
-            }
+            Finding::Illegal { .. } | Finding::CardsLeft { .. } | Finding::CardLeftInWormHole { .. } => false,
         }
     }
 }
@@ -192,10 +190,11 @@ pub fn check(puzzle: &Puzzle, game: Game, integers: &[i64]) -> CheckReport {
         match pairs.next() {
             None => {
                 break match table.worm {
-                    Some(card) if table.cards_left == 0 => {
-                        Finding::CardLeftInWormHole { moves: index, card }
-                    }
-                    _ => Finding::CardsLeft { moves: index, cards_left: table.cards_left + usize::from(table.worm.is_some()) },
+                    Some(card) if table.cards_left == 0 => Finding::CardLeftInWormHole { moves: index, card },
+                    _ => Finding::CardsLeft {
+                        moves: index,
+                        cards_left: table.cards_left + usize::from(table.worm.is_some()),
+                    },
                 };
             }
             Some(&[pile]) => {
@@ -226,22 +225,22 @@ impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Finding::Solved => f.write_str("the moves solve the puzzle"),
-            Finding::ExtraAfterWin { moves, extra_integers } => write!(
-                f,
-                "the puzzle is solved after move {moves}, but {extra_integers} more integer(s) follow"
-            ),
-            Finding::CardsLeft { moves, cards_left } => write!(
-                f,
-                "after all {moves} move(s) were played, {cards_left} card(s) are left in play"
-            ),
-            Finding::CardLeftInWormHole { moves, card } => write!(
-                f,
-                "after all {moves} move(s) the piles are empty but card {card} is left in the worm hole"
-            ),
+            Finding::ExtraAfterWin { moves, extra_integers } => {
+                write!(f, "the puzzle is solved after move {moves}, but {extra_integers} more integer(s) follow")
+            }
+            Finding::CardsLeft { moves, cards_left } => {
+                write!(f, "after all {moves} move(s) were played, {cards_left} card(s) are left in play")
+            }
+            Finding::CardLeftInWormHole { moves, card } => {
+                write!(f, "after all {moves} move(s) the piles are empty but card {card} is left in the worm hole")
+            }
             Finding::Illegal { index, pile, card, reason } => {
                 let number = index + 1;
                 let Some(card) = card else {
-                    return write!(f, "move {number}: the pile {pile} has no card after it (an odd number of integers)");
+                    return write!(
+                        f,
+                        "move {number}: the pile {pile} has no card after it (an odd number of integers)"
+                    );
                 };
                 write!(f, "move {number} (pile {pile}, card {card}): ")?;
                 let shown = card.unsigned_abs();
@@ -249,7 +248,9 @@ impl fmt::Display for Finding {
                     Illegal::DanglingInteger => f.write_str("dangling integer"),
                     // Unreachable through `check` (a layout without piles is won at once), but a
                     // finding built by hand must not print "0 to -1".
-                    Illegal::PileOutOfRange { piles: 0 } => write!(f, "there is no pile {pile}; the puzzle has no piles"),
+                    Illegal::PileOutOfRange { piles: 0 } => {
+                        write!(f, "there is no pile {pile}; the puzzle has no piles")
+                    }
                     Illegal::PileOutOfRange { piles } => {
                         write!(f, "there is no pile {pile}; piles are numbered 0 to {}", piles - 1)
                     }

@@ -172,11 +172,7 @@ mod tests {
 
     #[test]
     fn moves_print_as_pairs() {
-        let moves = [
-            Move::Play { pile: 1, card: 2 },
-            Move::ToWorm { pile: 3, card: 42 },
-            Move::FromWorm { card: 42 },
-        ];
+        let moves = [Move::Play { pile: 1, card: 2 }, Move::ToWorm { pile: 3, card: 42 }, Move::FromWorm { card: 42 }];
         assert_eq!(format_moves(&moves), "1 2 3 -42 -1 42");
     }
 }

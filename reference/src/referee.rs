@@ -42,9 +42,13 @@ pub struct Expected {
 pub enum Judgement {
     Accepted,
     /// A well-formed answer that is wrong, with the explanation shown to the student.
-    WrongAnswer { explanation: String },
+    WrongAnswer {
+        explanation: String,
+    },
     /// The first line is not an answer of the required form at all.
-    FormatError { explanation: String },
+    FormatError {
+        explanation: String,
+    },
     /// The program said it could not decide (`-1`): neither right nor wrong.
     GaveUp,
 }

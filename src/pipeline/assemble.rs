@@ -96,7 +96,12 @@ pub fn student_report(
     }
 }
 
-fn test_report(suite: &Suite, test: &Test, command: &Command, outcome: Result<&RunOutcome, &SandboxError>) -> TestReport {
+fn test_report(
+    suite: &Suite,
+    test: &Test,
+    command: &Command,
+    outcome: Result<&RunOutcome, &SandboxError>,
+) -> TestReport {
     let name = test.def.puzzle.display().to_string();
     let instance = bhref::referee::Instance { name: &name, text: &test.def.puzzle_text };
     let Decision { verdict, explanation } = verdict::decide(outcome, &test.def.limits, |first_line| {

@@ -56,15 +56,34 @@ pub enum PipelineError {
 enum Job {
     Build(usize),
     /// `alone`: no other build or run may go on meanwhile (a time-limit verdict's re-run).
-    Run { student: usize, run: usize, command: Command, limits: Limits, alone: bool },
+    Run {
+        student: usize,
+        run: usize,
+        command: Command,
+        limits: Limits,
+        alone: bool,
+    },
 }
 
 /// What a worker reports back.
 enum Done {
-    Built { student: usize, key: Key, built: Result<BuiltSubmission, BuildError> },
+    Built {
+        student: usize,
+        key: Key,
+        built: Result<BuiltSubmission, BuildError>,
+    },
     /// Everything this submission needs was stored by an earlier marking.
-    Reused { student: usize, build: BuildReport, outcomes: Vec<RunOutcome> },
-    Ran { student: usize, run: usize, command: Command, outcome: Result<RunOutcome, SandboxError> },
+    Reused {
+        student: usize,
+        build: BuildReport,
+        outcomes: Vec<RunOutcome>,
+    },
+    Ran {
+        student: usize,
+        run: usize,
+        command: Command,
+        outcome: Result<RunOutcome, SandboxError>,
+    },
 }
 
 #[derive(Default)]
@@ -352,13 +371,17 @@ fn receive(
                 }
             }
             let build = Some(built.build.clone());
-            progress.insert(student, InProgress { build, build_key: Some(key), _built: Some(built), results, remaining, reused });
+            progress.insert(
+                student,
+                InProgress { build, build_key: Some(key), _built: Some(built), results, remaining, reused },
+            );
             student
         }
         Done::Built { student, built: Err(error), .. } => {
             let name = &context.submissions[student].name;
             harness_problems.push(format!("{name}: could not prepare the submission: {error}"));
-            let entry = InProgress { build: None, build_key: None, _built: None, results: Vec::new(), remaining: 0, reused: 0 };
+            let entry =
+                InProgress { build: None, build_key: None, _built: None, results: Vec::new(), remaining: 0, reused: 0 };
             progress.insert(student, entry);
             student
         }

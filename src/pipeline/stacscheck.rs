@@ -64,8 +64,11 @@ pub fn mark_tree(
     reports.sort_by(|a, b| a.student.cmp(&b.student));
     let marked: Vec<&str> = reports.iter().map(|r| r.student.as_str()).collect();
     let incomplete = submissions.iter().map(|s| s.name.clone()).filter(|n| !marked.contains(&n.as_str())).collect();
-    let harness_problems =
-        reports.iter().filter(|r| r.has_harness_error()).map(|r| format!("{}: a step could not be run", r.student)).collect();
+    let harness_problems = reports
+        .iter()
+        .filter(|r| r.has_harness_error())
+        .map(|r| format!("{}: a step could not be run", r.student))
+        .collect();
     let class = ClassReport {
         suite: suite.clone(),
         suite_title: suite,
@@ -110,7 +113,9 @@ fn mark_one(
             (section(&built.build.verdict, &built.build.detail), results)
         }
         Ok(built) => (section(&built.build.verdict, &built.build.detail), Vec::new()),
-        Err(error) => (section(&BuildVerdict::BuildFailed, &format!("the harness could not copy it: {error}")), Vec::new()),
+        Err(error) => {
+            (section(&BuildVerdict::BuildFailed, &format!("the harness could not copy it: {error}")), Vec::new())
+        }
     };
     let mut tests: Vec<TestReport> = plan
         .steps
@@ -139,7 +144,10 @@ fn mark_one(
     }
     let check_table = parts
         .iter()
-        .map(|p| CheckRow { task: format!("{}: tests passed", p.id), done: format!("{} of {}", p.passed, p.tests.len()) })
+        .map(|p| CheckRow {
+            task: format!("{}: tests passed", p.id),
+            done: format!("{} of {}", p.passed, p.tests.len()),
+        })
         .collect();
     StudentReport {
         student: submission.name.clone(),
@@ -279,10 +287,10 @@ fn step_report(plan: &Plan, step: &Step, verdict: Verdict) -> TestReport {
         StepKind::Info => "info",
         StepKind::Prog => "prog",
     };
-    let expected = step.expected_output.as_deref().map_or_else(
-        || "exit status 0".to_string(),
-        |bytes| text::shorten(text::escape_bytes(bytes).trim(), 300),
-    );
+    let expected = step
+        .expected_output
+        .as_deref()
+        .map_or_else(|| "exit status 0".to_string(), |bytes| text::shorten(text::escape_bytes(bytes).trim(), 300));
     TestReport {
         id: step.id.clone(),
         kind: kind.to_string(),
