@@ -59,7 +59,7 @@ fn the_bundled_suite_is_up_to_date_with_the_reference() {
 fn regen_rebuilds_what_it_owns_and_a_second_run_changes_nothing() {
     let (_dir, suite) = bundled_copy();
     let bundled = tree(&suite);
-    std::fs::remove_file(suite.join("expected.json")).unwrap();
+    std::fs::write(suite.join("expected.json"), "{ not json").unwrap();
     std::fs::remove_dir_all(suite.join("derived")).unwrap();
     std::fs::remove_file(suite.join("instances/2488-51-13-4-17.txt")).unwrap();
     std::fs::create_dir_all(suite.join("derived/part9")).unwrap();
