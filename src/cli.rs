@@ -69,6 +69,13 @@ struct Common {
     /// Builds and runs at once [default: the number of cores].
     #[arg(long, short = 'j', value_name = "N")]
     jobs: Option<usize>,
+    #[command(flatten)]
+    containment: Containment,
+}
+
+/// How student code is contained (shared by every command that runs it).
+#[derive(Debug, Args)]
+struct Containment {
     /// Isolation of student code: `auto` uses every layer this machine offers and warns once per
     /// missing one; `strict` refuses to mark without all of them; `off` keeps only the limits
     /// (trusted code only). `bhgrade doctor` shows the layers.
@@ -146,17 +153,8 @@ struct StacscheckArgs {
     /// Also write the markdown report (and JSON) into this folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Isolation of the scripts: auto, strict or off (see `bhgrade mark --help`).
-    #[arg(
-        long,
-        value_name = "MODE",
-        default_value = "auto",
-        value_parser = clap::builder::TypedValueParser::map(
-            clap::builder::PossibleValuesParser::new(["auto", "strict", "off"]),
-            |mode| mode.parse::<bhgrade::sandbox::Isolation>().expect("a listed mode"),
-        )
-    )]
-    isolation: bhgrade::sandbox::Isolation,
+    #[command(flatten)]
+    containment: Containment,
 }
 
 #[derive(Debug, Args)]
@@ -279,7 +277,7 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
         // `discover` sorts by name, so every machine computes the same shards.
         submissions = submissions.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
     }
-    let (scratch, sandbox) = scratch_and_sandbox(args.common.isolation)?;
+    let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     let options = MarkOptions {
         jobs: jobs(args.common.jobs),
         scratch_root: scratch.path().to_path_buf(),
@@ -323,7 +321,7 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
-    let (scratch, sandbox) = scratch_and_sandbox(args.common.isolation)?;
+    let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     let options = MarkOptions {
         jobs: jobs(args.common.jobs),
         scratch_root: scratch.path().to_path_buf(),
@@ -391,7 +389,7 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
-    let (scratch, sandbox) = scratch_and_sandbox(args.isolation)?;
+    let (scratch, sandbox) = scratch_and_sandbox(args.containment.isolation)?;
     let options =
         MarkOptions { jobs: 1, scratch_root: scratch.path().to_path_buf(), store: None, stop: stop_on_interrupt() };
     let mut terminal = report::Terminal;

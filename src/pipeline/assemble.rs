@@ -124,25 +124,10 @@ fn test_report(
 fn not_run(suite: &Suite, test: &Test, verdict: Verdict) -> TestReport {
     let puzzle = test.def.puzzle.strip_prefix(&suite.dir).unwrap_or(&test.def.puzzle);
     TestReport {
-        id: test.def.id.clone(),
-        kind: test.def.kind.clone(),
-        puzzle: puzzle.display().to_string(),
-        verdict,
-        verdict_label: verdict.label().to_string(),
-        explanation: String::new(),
-        wall_ms: 0,
-        cpu_ms: 0,
-        peak_rss_kb: 0,
-        score: 0.0,
-        max_score: 0.0,
-        command: String::new(),
         expected: test.expected.answer.clone(),
         expected_detail: text::shorten(&test.expected.detail, 300),
         input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
-        first_line: String::new(),
-        stderr_tail: String::new(),
-        rerun_alone: false,
-        diff: String::new(),
+        ..TestReport::new(test.def.id.clone(), test.def.kind.clone(), puzzle.display().to_string(), verdict)
     }
 }
 

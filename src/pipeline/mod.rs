@@ -301,9 +301,7 @@ pub fn mark(
         outcome
     })?;
     reports.sort_by(|a, b| a.student.cmp(&b.student));
-    let marked: Vec<&str> = reports.iter().map(|r| r.student.as_str()).collect();
-    let incomplete =
-        submissions.iter().map(|s| s.name.clone()).filter(|name| !marked.contains(&name.as_str())).collect();
+    let incomplete = not_marked(submissions, &reports);
     let class = ClassReport {
         suite: suite.name.clone(),
         suite_title: suite.title.clone(),
@@ -407,6 +405,12 @@ fn receive(
             student
         }
     }
+}
+
+/// The submissions without a report (marking was interrupted).
+fn not_marked(submissions: &[Submission], reports: &[StudentReport]) -> Vec<String> {
+    let marked: Vec<&str> = reports.iter().map(|r| r.student.as_str()).collect();
+    submissions.iter().map(|s| s.name.clone()).filter(|name| !marked.contains(&name.as_str())).collect()
 }
 
 fn announce(reporters: &mut [&mut dyn Reporter], event: &Event) -> Result<(), ReportError> {

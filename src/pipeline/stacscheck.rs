@@ -62,8 +62,7 @@ pub fn mark_tree(
         Ok(())
     })?;
     reports.sort_by(|a, b| a.student.cmp(&b.student));
-    let marked: Vec<&str> = reports.iter().map(|r| r.student.as_str()).collect();
-    let incomplete = submissions.iter().map(|s| s.name.clone()).filter(|n| !marked.contains(&n.as_str())).collect();
+    let incomplete = super::not_marked(submissions, &reports);
     let harness_problems = reports
         .iter()
         .filter(|r| r.has_harness_error())
@@ -167,27 +166,7 @@ fn section(verdict: &BuildVerdict, detail: &str) -> BuildSection {
 }
 
 fn placeholder() -> TestReport {
-    TestReport {
-        id: String::new(),
-        kind: String::new(),
-        puzzle: String::new(),
-        verdict: Verdict::NotRun,
-        verdict_label: String::new(),
-        explanation: String::new(),
-        wall_ms: 0,
-        cpu_ms: 0,
-        peak_rss_kb: 0,
-        score: 0.0,
-        max_score: 0.0,
-        command: String::new(),
-        expected: String::new(),
-        expected_detail: String::new(),
-        input: None,
-        first_line: String::new(),
-        stderr_tail: String::new(),
-        rerun_alone: false,
-        diff: String::new(),
-    }
+    TestReport::new(String::new(), String::new(), String::new(), Verdict::NotRun)
 }
 
 /// Runs every step in order against a copy of the tree without its `.out` files.

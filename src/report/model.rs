@@ -75,6 +75,33 @@ pub struct TestReport {
     pub diff: String,
 }
 
+impl TestReport {
+    /// A test's report before anything is known of its run: no times, no output, no marks.
+    pub fn new(id: String, kind: String, puzzle: String, verdict: Verdict) -> TestReport {
+        TestReport {
+            id,
+            kind,
+            puzzle,
+            verdict,
+            verdict_label: verdict.label().to_string(),
+            explanation: String::new(),
+            wall_ms: 0,
+            cpu_ms: 0,
+            peak_rss_kb: 0,
+            score: 0.0,
+            max_score: 0.0,
+            command: String::new(),
+            expected: String::new(),
+            expected_detail: String::new(),
+            input: None,
+            first_line: String::new(),
+            stderr_tail: String::new(),
+            rerun_alone: false,
+            diff: String::new(),
+        }
+    }
+}
+
 /// A row of the handout's check table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckRow {
