@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::prune::{self, PlayCandidate};
-use super::search::Search;
+use super::search::{self, Search};
 use super::state::{Layout, Position, Step};
 use super::walk;
 use super::*;
@@ -265,6 +265,17 @@ fn solvable_positions_pass_the_pile_order_tests() {
         }
     }
     assert!(rejected > 0, "the pile-order tests should catch some dead positions the walk misses");
+}
+
+#[test]
+fn a_black_hole_game_ends_with_a_bottom_card() {
+    // Ranks 0..5: piles [1 4], [3], [] and [2 2]: the last card is a 1, a 3 or a 2.
+    let puzzle =
+        Puzzle { deck: Deck { ranks: 5, suits: 4 }, hole: 1, piles: vec![vec![2, 5], vec![4], vec![], vec![3, 8]] };
+    let layout = Layout::new(&puzzle, Game::BlackHole);
+    assert_eq!(search::last_card_ranks(&layout, &[2, 1, 0, 2]), 0b1110);
+    assert_eq!(search::last_card_ranks(&layout, &[1, 0, 0, 1]), 0b0110);
+    assert_eq!(search::last_card_ranks(&layout, &[0, 0, 0, 0]), 0);
 }
 
 #[test]

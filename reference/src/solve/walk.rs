@@ -26,6 +26,9 @@
 /// `R = 1` always passes (every card follows every card); with `R = 2` the walk alternates, so
 /// the other rank needs exactly as many cards as the start rank, or one more.
 ///
+/// `ends` masks the ranks the walk may end at (bit `t` for rank `t`; ranks above 63 are never
+/// masked): the caller may know that the last card must have one of a few ranks.
+///
 /// When `piles` is given (the pile-order test of [`super::cuts::PileOrder`]), it is asked about
 /// the edge counts of each walk found, where those are unique (odd `R >= 3`), and the test
 /// passes only if some end rank passes both.
@@ -34,6 +37,7 @@ pub fn walk_feasible(
     counts: &[u32],
     start: u32,
     remaining: u32,
+    ends: u64,
     piles: Option<&mut dyn FnMut(&Crossings) -> bool>,
 ) -> bool {
     if remaining == 0 || ranks == 1 {
@@ -45,15 +49,20 @@ pub fn walk_feasible(
         return other == same || other == same + 1;
     }
     if ranks % 2 == 1 && ranks <= MAX_FAST_RANKS {
-        return odd_cycle_walk(counts, start, piles);
+        return odd_cycle_walk(counts, start, ends, piles);
     }
-    (0..ranks).any(|t| counts[t as usize] > 0 && cycle_walk_ends_at(counts, start, t))
+    (0..ranks).any(|t| may_end(ends, t) && counts[t as usize] > 0 && cycle_walk_ends_at(counts, start, t))
 }
 
-/// [`walk_feasible`] without the pile-order test.
+/// Whether `ends` lets a walk end at rank `t`.
+fn may_end(ends: u64, t: u32) -> bool {
+    t >= 64 || ends >> t & 1 == 1
+}
+
+/// [`walk_feasible`] without the pile-order test or a restriction on the end.
 #[cfg(test)]
 pub fn rank_walk_feasible(ranks: u32, counts: &[u32], start: u32, remaining: u32) -> bool {
-    walk_feasible(ranks, counts, start, remaining, None)
+    walk_feasible(ranks, counts, start, remaining, u64::MAX, None)
 }
 
 /// The longest cycle [`odd_cycle_walk`] handles (its buffers live on the stack, and arcs of
@@ -69,12 +78,17 @@ const MAX_FAST_RANKS: u32 = 63;
 /// number of steps from `t` (going up from edge `t`) and adds `1/2` to the others, so for end
 /// `t` the doubled count of edge `k` is `E_k - s_t(k)` with `s_t(k) = +1` if `(k - t) mod R` is
 /// even, else `-1`.
-fn odd_cycle_walk(counts: &[u32], start: u32, mut piles: Option<&mut dyn FnMut(&Crossings) -> bool>) -> bool {
+fn odd_cycle_walk(
+    counts: &[u32],
+    start: u32,
+    ends: u64,
+    mut piles: Option<&mut dyn FnMut(&Crossings) -> bool>,
+) -> bool {
     let r = counts.len();
     let degree = |k: usize| 2 * i64::from(counts[k]) + i64::from(k == start as usize);
+    let mut crossings = Crossings { doubled: [0; MAX_FAST_RANKS as usize], plus: 0, end: 0 };
     // `a_k = d_k - a_{k-1}`; then `E_k = 2 a_k + (-1)^(k+1) a_{R-1}` and `E_{R-1} = a_{R-1}`.
-    let mut chain = [0i64; MAX_FAST_RANKS as usize];
-    let doubled = &mut chain[..r];
+    let doubled = &mut crossings.doubled[..r];
     let mut a = 0i64;
     for (k, slot) in doubled.iter_mut().enumerate() {
         a = degree(k) - a;
@@ -85,31 +99,21 @@ fn odd_cycle_walk(counts: &[u32], start: u32, mut piles: Option<&mut dyn FnMut(&
         *slot = 2 * *slot + if k % 2 == 1 { last } else { -last };
     }
     doubled[r - 1] = last;
-    // The edges by `E_k`, for the small values that matter (see [`Crossings`]).
-    let mut crossings = Crossings { plus: 0, low: [0; LOW_VALUES] };
+    // Masks of edges (bit `k` for edge `k`) with `E_k = -1` and `E_k = 1`.
+    let (mut negative, mut one) = (0u64, 0u64);
     for (k, &twice) in doubled.iter().enumerate() {
         if twice < -1 {
             return false;
         }
-        let index = ((twice + 1) / 2) as usize;
-        if index < LOW_VALUES {
-            crossings.low[index] |= 1 << k;
-        }
+        negative |= u64::from(twice == -1) << k;
+        one |= u64::from(twice == 1) << k;
     }
-    // Masks of edges (bit `k` for edge `k`); the end rank `t` decides which edges get
-    // `(E_k - 1) / 2` (`s_t(k) = +1`: `k - t` even for `k >= t`, odd for `k < t`, as `R` is odd).
     let full = (1u64 << r) - 1;
-    let even = 0x5555_5555_5555_5555 & full;
-    let odd = full & !even;
-    let negative = crossings.low[0];
-    let one = crossings.low[1];
     (0..r).any(|t| {
-        if counts[t] == 0 {
+        if counts[t] == 0 || !may_end(ends, t as u32) {
             return false;
         }
-        let below = (1u64 << t) - 1;
-        let above = full & !below;
-        let plus = if t % 2 == 0 { (even & above) | (odd & below) } else { (odd & above) | (even & below) };
+        let plus = Crossings::plus_for_end(r, t);
         // An edge with `E_k = -1` needs `+1/2`; one with `E_k = 1` drops to 0 with `-1/2`.
         if negative & plus != 0 {
             return false;
@@ -118,40 +122,47 @@ fn odd_cycle_walk(counts: &[u32], start: u32, mut piles: Option<&mut dyn FnMut(&
         // The used edges must form one run around the cycle: count where runs start.
         let before = ((positive << 1) | (positive >> (r - 1))) & full;
         crossings.plus = plus;
+        crossings.end = t;
         (positive & !before).count_ones() <= 1 && piles.as_deref_mut().is_none_or(|allow| allow(&crossings))
     })
 }
 
-/// How many values of `E_k` (`-1, 1, 3, ...`) [`Crossings`] keeps: enough for every crossing
-/// count the pile-order test looks at.
-const LOW_VALUES: usize = 12;
-
-/// The edges of one end rank's walk by how often the walk crosses them, as masks of edges (bit
-/// `k` for edge `k`), for crossing counts up to `LOW_VALUES - 2`.
+/// The edge counts of one end rank's walk on an odd cycle, as halves of odd numbers moved by a
+/// half: edge `k` is crossed `(E_k - 1) / 2` times if it is in `plus`, else `(E_k + 1) / 2`.
 #[derive(Clone, Copy, Debug)]
 pub struct Crossings {
-    /// The edges whose count is `(E_k - 1) / 2` (the others have `(E_k + 1) / 2`).
-    plus: u64,
-    /// `low[i]`: the edges with `E_k = 2 i - 1`.
-    low: [u64; LOW_VALUES],
+    /// `E_k` for each edge `k` (the same for every end rank of one position).
+    pub doubled: [i64; MAX_FAST_RANKS as usize],
+    /// The edges whose count is `(E_k - 1) / 2`.
+    pub plus: u64,
+    /// The end rank, or past the ranks for counts made up by a test.
+    pub end: usize,
 }
 
 impl Crossings {
+    /// The mask `plus` for end rank `t` on an odd cycle of `r` ranks: `s_t(k) = +1` where
+    /// `k - t` is even for `k >= t`, odd for `k < t`.
+    pub fn plus_for_end(r: usize, t: usize) -> u64 {
+        let full = (1u64 << r) - 1;
+        let even = 0x5555_5555_5555_5555 & full;
+        let odd = full & !even;
+        let below = (1u64 << t) - 1;
+        let above = full & !below;
+        if t.is_multiple_of(2) {
+            (even & above) | (odd & below)
+        } else {
+            (odd & above) | (even & below)
+        }
+    }
+
     /// The crossings of a walk with these edge counts (edge `k` joins ranks `k` and `k + 1`).
     #[cfg(test)]
     pub fn from_counts(edges: &[i64]) -> Self {
-        let mut low = [0; LOW_VALUES];
-        for (k, &e) in edges.iter().enumerate() {
-            if let Some(mask) = usize::try_from(e + 1).ok().and_then(|i| low.get_mut(i)) {
-                *mask |= 1 << k;
-            }
+        let mut doubled = [0; MAX_FAST_RANKS as usize];
+        for (slot, &e) in doubled.iter_mut().zip(edges) {
+            *slot = 2 * e + 1;
         }
-        Crossings { plus: u64::MAX, low }
-    }
-
-    /// The edges crossed exactly `m` times (`m <= LOW_VALUES - 2`).
-    pub fn exactly(&self, m: usize) -> u64 {
-        (self.low[m + 1] & self.plus) | (self.low[m] & !self.plus)
+        Crossings { doubled, plus: (1u64 << edges.len()) - 1, end: usize::MAX }
     }
 }
 
@@ -283,7 +294,7 @@ mod tests {
             let ranks = [3usize, 5, 7, 13, 63][(rng >> 60) as usize % 5];
             let counts: Vec<u32> = (0..ranks).map(|k| ((rng >> (k % 30 * 2)) & 3) as u32).collect();
             let start = (rng >> 33) as u32 % ranks as u32;
-            assert_eq!(odd_cycle_walk(&counts, start, None), slow_odd(&counts, start), "{counts:?} {start}");
+            assert_eq!(odd_cycle_walk(&counts, start, u64::MAX, None), slow_odd(&counts, start), "{counts:?} {start}");
         }
     }
 
