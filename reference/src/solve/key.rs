@@ -193,6 +193,35 @@ impl KeyLayout {
         }
     }
 
+    /// [`Self::lower`] on a copy of a key, leaving the occurrence counts as they are.
+    pub fn lowered(&self, key: &mut [u64], occurrences: &[u32], p: usize, h: u32) {
+        let left = match self.remnant[p][h as usize - 1] {
+            Remnant::Unit { rank } => {
+                let field = self.unit_counts[rank as usize];
+                key[field.word] -= u64::from(h) << field.shift;
+                None
+            }
+            Remnant::Class(class) => {
+                let field = self.class_bits[class as usize][occurrences[class as usize] as usize - 1];
+                key[field.word] &= !(1 << field.shift);
+                Some(class)
+            }
+        };
+        if h > 1 {
+            match self.remnant[p][h as usize - 2] {
+                Remnant::Unit { rank } => {
+                    let field = self.unit_counts[rank as usize];
+                    key[field.word] += u64::from(h - 1) << field.shift;
+                }
+                Remnant::Class(class) => {
+                    let count = occurrences[class as usize] - u32::from(left == Some(class));
+                    let field = self.class_bits[class as usize][count as usize];
+                    key[field.word] |= 1 << field.shift;
+                }
+            }
+        }
+    }
+
     /// Pile `p` goes up from height `h - 1` to `h`.
     pub fn raise(&self, key: &mut [u64], occurrences: &mut [u32], p: usize, h: u32) {
         if h > 1 {
@@ -247,7 +276,18 @@ mod tests {
         let layout = KeyLayout::new(&piles, 13);
         let mut heights = vec![4, 2, 3, 0, 3];
         let (mut key, mut occurrences) = layout.start(&heights, 3);
+        // `lowered` on a copy agrees with `lower`, from every pile.
+        let every_lowered = |key: &[u64], occurrences: &[u32], heights: &[u32]| {
+            for p in (0..heights.len()).filter(|&p| heights[p] > 0) {
+                let mut copy = key.to_vec();
+                layout.lowered(&mut copy, occurrences, p, heights[p]);
+                let mut lower = heights.to_vec();
+                lower[p] -= 1;
+                assert_eq!(copy, key_of(&layout, &lower, 3), "pile {p} of {heights:?}");
+            }
+        };
         for &p in &[0usize, 0, 4, 2, 1, 0, 2, 4] {
+            every_lowered(&key, &occurrences, &heights);
             layout.lower(&mut key, &mut occurrences, p, heights[p]);
             heights[p] -= 1;
             assert_eq!(key, key_of(&layout, &heights, 3));

@@ -147,9 +147,16 @@ impl<'a> Search<'a> {
         let width = self.layout.key.width();
         self.child_keys.clear();
         for &step in &moves[start..] {
-            let played = self.pos.apply(self.layout, step);
+            let at = self.child_keys.len();
             self.child_keys.extend_from_slice(&self.pos.key);
-            self.pos.undo(self.layout, played);
+            if let Step::Play(p) = step {
+                // The common step, worked out without making it.
+                self.pos.key_after_play(self.layout, p as usize, &mut self.child_keys[at..]);
+            } else {
+                let played = self.pos.apply(self.layout, step);
+                self.child_keys[at..].copy_from_slice(&self.pos.key);
+                self.pos.undo(self.layout, played);
+            }
         }
         self.memo.prefetch(&self.child_keys);
         let mut keys = self.child_keys.chunks_exact(width);

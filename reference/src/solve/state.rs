@@ -140,6 +140,14 @@ impl Position {
         self.heights[p] = h;
     }
 
+    /// Turns `key`, a copy of this position's key, into the key after [`Step::Play`] from
+    /// pile `p`, without making the move.
+    pub fn key_after_play(&self, layout: &Layout, p: usize, key: &mut [u64]) {
+        let h = self.heights[p];
+        layout.key.lowered(key, &self.occurrences, p, h);
+        layout.key.set_hole(key, layout.pile_ranks[p][h as usize - 1]);
+    }
+
     /// Makes a legal `step` and returns what [`Self::undo`] needs.
     pub fn apply(&mut self, layout: &Layout, step: Step) -> Played {
         let prev_hole = self.hole;
