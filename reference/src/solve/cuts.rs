@@ -9,7 +9,7 @@
 //! In Worm Hole a card can reach the black hole after cards below it, by way of the worm hole;
 //! [`PileOrder::load_worm`] tests the weaker condition that still holds there.
 
-use super::walk::Crossings;
+use super::walk::{Crossings, LOW_VALUES};
 
 /// The most ranks the test handles: a cut is a pair of cycle edges, and all `R (R - 1) / 2`
 /// cuts must fit in a `u128`. (Larger decks just skip the test, which only costs pruning.)
@@ -48,8 +48,8 @@ type Needs = [CutSet; MAX_NEED + 1];
 pub struct PileOrder {
     enabled: bool,
     ranks: usize,
-    /// `edge_cuts[k]`: the cuts that remove edge `k`.
-    edge_cuts: Vec<CutSet>,
+    /// The cuts that remove the edges of a mask.
+    edges: EdgeTables,
     /// `far[s * R + r]`: the cuts that put rank `r` on the other side from rank `s`.
     far: Vec<CutSet>,
     all: CutSet,
@@ -132,7 +132,7 @@ impl PileOrder {
         let mut order = PileOrder {
             enabled,
             ranks: r,
-            edge_cuts,
+            edges: EdgeTables::new(&edge_cuts),
             far,
             all,
             piles: piles.to_vec(),
@@ -148,7 +148,7 @@ impl PileOrder {
             .map(|t| {
                 let plus = Crossings::plus_for_end(r, t);
                 let full = (1u64 << r) - 1;
-                EndCuts { plus, both_plus: order.pairs_within(plus), both_minus: order.pairs_within(full & !plus) }
+                EndCuts { plus, both_plus: order.edges.pairs(plus), both_minus: order.edges.pairs(full & !plus) }
             })
             .collect();
         order
@@ -161,49 +161,68 @@ impl PileOrder {
         if !self.enabled {
             return;
         }
+        // Standard deals have piles of three: two levels, kept in registers.
+        match self.levels - 1 {
+            1 => self.load_levels::<1>(hole, heights),
+            2 => self.load_levels::<2>(hole, heights),
+            3 => self.load_levels::<3>(hole, heights),
+            _ => self.load_levels::<{ MAX_NEED - 1 }>(hole, heights),
+        }
+        self.most = (2..=self.levels).rev().find(|&j| self.need[j] != 0).unwrap_or(0);
+    }
+
+    /// [`Self::load`] for `N >= levels - 1` levels.
+    fn load_levels<const N: usize>(&mut self, hole: u32, heights: &[u32]) {
+        let stride = self.levels - 1;
+        let mut need = [0 as CutSet; N];
         for (p, &h) in heights.iter().enumerate() {
             // Single cards never need more than one crossing, which every walk gives a cut
             // with cards on its far side (the walk test keeps the used edges connected).
             if h >= 2 {
                 let row = self.row(p, h as usize, hole as usize);
-                let stride = self.levels - 1;
-                for (need, &pile) in self.need[2..].iter_mut().zip(&self.rows[row..row + stride]) {
+                for (need, &pile) in need.iter_mut().zip(&self.rows[row..row + stride]) {
                     *need |= pile;
                 }
             }
         }
-        self.most = (2..=self.levels).rev().find(|&j| self.need[j] != 0).unwrap_or(0);
+        self.need[2..2 + stride].copy_from_slice(&need[..stride]);
     }
 
     /// Where in `rows` the needs of pile `p` at height `h` with the hole at rank `hole` start,
     /// computed on first use.
+    #[inline]
     fn row(&mut self, p: usize, h: usize, hole: usize) -> usize {
         let index = (self.first[p] + h - 1) * self.ranks + hole;
-        let stride = self.levels - 1;
         if !self.built[index] {
-            let far = &self.far[hole * self.ranks..][..self.ranks];
-            // `blocks[j]`: the cuts for which the pile so far needs at least `j` crossings.
-            let mut blocks: Needs = [0; MAX_NEED + 1];
-            let mut cards = self.piles[p][..h].iter().rev();
-            if let Some(&top) = cards.next() {
-                let mut side = far[top as usize];
-                blocks[0] = self.all;
-                blocks[1] = side;
-                let mut tallest = 1;
-                for &rank in cards {
-                    let next = far[rank as usize];
-                    let switch = next ^ side;
-                    tallest = (tallest + 1).min(MAX_NEED);
-                    for j in (1..=tallest).rev() {
-                        blocks[j] |= blocks[j - 1] & switch;
-                    }
-                    side = next;
-                }
-            }
-            self.rows[index * stride..][..stride].copy_from_slice(&blocks[2..=self.levels]);
-            self.built[index] = true;
+            self.build_row(index, p, h, hole);
         }
-        index * stride
+        index * (self.levels - 1)
+    }
+
+    #[cold]
+    fn build_row(&mut self, index: usize, p: usize, h: usize, hole: usize) {
+        let stride = self.levels - 1;
+        let far = &self.far[hole * self.ranks..][..self.ranks];
+        // `blocks[j]`: the cuts for which the pile so far needs at least `j` crossings.
+        let mut blocks: Needs = [0; MAX_NEED + 1];
+        let mut cards = self.piles[p][..h].iter().rev();
+        if let Some(&top) = cards.next() {
+            let mut side = far[top as usize];
+            blocks[0] = self.all;
+            blocks[1] = side;
+            let mut tallest = 1;
+            for &rank in cards {
+                let next = far[rank as usize];
+                let switch = next ^ side;
+                tallest = (tallest + 1).min(MAX_NEED);
+                for j in (1..=tallest).rev() {
+                    blocks[j] |= blocks[j - 1] & switch;
+                }
+                side = next;
+            }
+        }
+        self.rows[index * stride..][..stride].copy_from_slice(&blocks[2..=self.levels]);
+        self.built[index] = true;
     }
 
     /// Takes a new Worm Hole position: the hole's rank, the worm card's rank if any, and each
@@ -241,27 +260,24 @@ impl PileOrder {
         self.most = if two != 0 { 2 } else { 0 };
     }
 
-    /// The loaded position's cuts by slack, for the doubled edge counts `E_k` of
-    /// [`Crossings::doubled`] (the same for every end rank).
+    /// The loaded position's cuts by slack, for the edges of a walk by their `E_k`
+    /// ([`Crossings::low`], the same for every end rank).
     ///
     /// With `i_k = (E_k + 1) / 2` and `q = i_a + i_b`, a cut needing `n` has slack `2 (q - n)`:
     /// it is hopeless when `q < n`, tight when `q = n` and level when `q = n + 1`.
-    pub fn slack(&self, doubled: &[i64]) -> Slack {
+    pub fn slack(&self, low: &[u64; LOW_VALUES]) -> Slack {
         // A need of one is always met (see `load`).
         if self.most < 2 {
             return Slack::NONE;
         }
         let most = self.most;
         // `once[i]`, `twice[i]`: the cuts with at least one edge, and with both, of `i_k = i`;
-        // only `i <= most + 1` can make a cut short or tight or level.
+        // only `i <= most + 1 < LOW_VALUES - 1` can make a cut short or tight or level.
         let mut once = [0 as CutSet; MAX_NEED + 2];
         let mut twice = [0 as CutSet; MAX_NEED + 2];
-        for (k, &e) in doubled.iter().enumerate().take(self.ranks) {
-            let i = ((e + 1) / 2) as usize;
-            if i <= most + 1 {
-                twice[i] |= once[i] & self.edge_cuts[k];
-                once[i] |= self.edge_cuts[k];
-            }
+        for i in 0..=most + 1 {
+            once[i] = self.edges.once(low[i]);
+            twice[i] = self.edges.pairs(low[i]);
         }
         // `sums[q]`: the cuts with `i_a + i_b = q`.
         let mut sums = [0 as CutSet; MAX_NEED + 2];
@@ -272,10 +288,10 @@ impl PileOrder {
             }
         }
         let mut slack = Slack::NONE;
-        let mut below = 0 as CutSet;
+        let mut below = sums[0];
         for n in 2..=most {
             // `below`: the cuts with `q < n`.
-            below |= sums[n - 1] | if n == 2 { sums[0] } else { 0 };
+            below |= sums[n - 1];
             let exactly = self.need[n] & !self.need.get(n + 1).copied().unwrap_or(0);
             slack.hopeless |= self.need[n] & below != 0;
             slack.tight |= exactly & sums[n];
@@ -300,7 +316,7 @@ impl PileOrder {
             Some(end) if end.plus == crossings.plus => (end.both_plus, end.both_minus),
             _ => {
                 let full = (1u64 << self.ranks) - 1;
-                (self.pairs_within(crossings.plus & full), self.pairs_within(full & !crossings.plus))
+                (self.edges.pairs(crossings.plus & full), self.edges.pairs(full & !crossings.plus))
             }
         };
         slack.tight & !both_minus == 0 && slack.level & both_plus == 0
@@ -309,23 +325,55 @@ impl PileOrder {
     /// [`Self::slack`] and [`Self::allows`] in one, for a single walk.
     #[cfg(test)]
     pub fn allow(&self, crossings: &Crossings) -> bool {
-        self.allows(&self.slack(&crossings.doubled), crossings)
+        self.allows(&self.slack(&crossings.low), crossings)
+    }
+}
+
+/// The cuts with an edge in a mask of edges, and with both edges in it, by table lookup: a
+/// mask of up to 16 edges is split into its low and high bytes.
+#[derive(Clone, Debug)]
+struct EdgeTables {
+    /// `once[half][byte]`: the cuts with an edge in `byte` (edges `8 half ..`).
+    once: [Vec<CutSet>; 2],
+    /// `pairs[half][byte]`: the cuts with both edges in `byte`.
+    pairs: [Vec<CutSet>; 2],
+}
+
+impl EdgeTables {
+    fn new(edge_cuts: &[CutSet]) -> Self {
+        let half = |high: usize| {
+            let mut once = vec![0 as CutSet; 256];
+            let mut pairs = vec![0 as CutSet; 256];
+            for byte in 1..256usize {
+                let lowest = byte.trailing_zeros() as usize;
+                let rest = byte & (byte - 1);
+                let cuts = edge_cuts.get(8 * high + lowest).copied().unwrap_or(0);
+                once[byte] = once[rest] | cuts;
+                pairs[byte] = pairs[rest] | (once[rest] & cuts);
+            }
+            (once, pairs)
+        };
+        let ((once_low, pairs_low), (once_high, pairs_high)) = (half(0), half(1));
+        EdgeTables { once: [once_low, once_high], pairs: [pairs_low, pairs_high] }
     }
 
-    /// The cuts whose two edges are both in the mask `edges`.
-    fn pairs_within(&self, edges: u64) -> CutSet {
-        let mut cuts = 0;
-        let mut rest = edges;
-        while rest != 0 {
-            let a = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let mut others = rest;
-            while others != 0 {
-                cuts |= self.edge_cuts[a] & self.edge_cuts[others.trailing_zeros() as usize];
-                others &= others - 1;
-            }
-        }
-        cuts
+    #[inline]
+    fn split(edges: u64) -> (usize, usize) {
+        ((edges & 0xff) as usize, (edges >> 8 & 0xff) as usize)
+    }
+
+    /// The cuts with at least one edge in `edges`.
+    #[inline]
+    fn once(&self, edges: u64) -> CutSet {
+        let (low, high) = Self::split(edges);
+        self.once[0][low] | self.once[1][high]
+    }
+
+    /// The cuts with both edges in `edges` (one in each byte, or both in one).
+    #[inline]
+    fn pairs(&self, edges: u64) -> CutSet {
+        let (low, high) = Self::split(edges);
+        self.pairs[0][low] | self.pairs[1][high] | (self.once[0][low] & self.once[1][high])
     }
 }
 

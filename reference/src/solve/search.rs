@@ -159,13 +159,14 @@ impl<'a> Search<'a> {
             }
         }
         self.memo.prefetch(&self.child_keys);
-        let mut keys = self.child_keys.chunks_exact(width);
-        let memo = &*self.memo;
-        let mut index = 0;
-        moves.retain(|_| {
-            index += 1;
-            index <= start || keys.next().is_some_and(|key| !memo.contains(key))
-        });
+        let mut kept = start;
+        for (i, key) in self.child_keys.chunks_exact(width).enumerate() {
+            if !self.memo.contains(key) {
+                moves[kept] = moves[start + i];
+                kept += 1;
+            }
+        }
+        moves.truncate(kept);
     }
 
     /// Whether the current position passes the rank-walk test and the pile-order test (in its
@@ -183,7 +184,7 @@ impl<'a> Search<'a> {
                     Game::BlackHole => order.load(pos.hole, &pos.heights),
                     Game::WormHole => order.load_worm(pos.hole, pos.worm.map(|w| (w - 1) % layout.ranks), &pos.heights),
                 }
-                order.slack(&crossings.doubled)
+                order.slack(&crossings.low)
             });
             order.allows(slack, crossings)
         };

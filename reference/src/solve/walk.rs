@@ -85,54 +85,70 @@ fn odd_cycle_walk(
     mut piles: Option<&mut dyn FnMut(&Crossings) -> bool>,
 ) -> bool {
     let r = counts.len();
-    let degree = |k: usize| 2 * i64::from(counts[k]) + i64::from(k == start as usize);
-    let mut crossings = Crossings { doubled: [0; MAX_FAST_RANKS as usize], plus: 0, end: 0 };
     // `a_k = d_k - a_{k-1}`; then `E_k = 2 a_k + (-1)^(k+1) a_{R-1}` and `E_{R-1} = a_{R-1}`.
-    let doubled = &mut crossings.doubled[..r];
+    let mut chain = [0i64; MAX_FAST_RANKS as usize];
     let mut a = 0i64;
-    for (k, slot) in doubled.iter_mut().enumerate() {
-        a = degree(k) - a;
+    // The ranks with cards left.
+    let mut present = 0u64;
+    for (k, (slot, &count)) in chain.iter_mut().zip(counts).enumerate() {
+        a = 2 * i64::from(count) + i64::from(k == start as usize) - a;
         *slot = a;
+        present |= u64::from(count > 0) << k;
     }
     let last = a;
-    for (k, slot) in doubled.iter_mut().enumerate().take(r - 1) {
-        *slot = 2 * *slot + if k % 2 == 1 { last } else { -last };
-    }
-    doubled[r - 1] = last;
-    // Masks of edges (bit `k` for edge `k`) with `E_k = -1` and `E_k = 1`.
-    let (mut negative, mut one) = (0u64, 0u64);
-    for (k, &twice) in doubled.iter().enumerate() {
+    // The edges by `E_k`, for the small values that matter (see [`Crossings`]).
+    let mut crossings = Crossings { low: [0; LOW_VALUES], plus: 0, end: 0 };
+    for (k, &a) in chain[..r].iter().enumerate() {
+        let twice = if k == r - 1 {
+            last
+        } else if k % 2 == 1 {
+            2 * a + last
+        } else {
+            2 * a - last
+        };
         if twice < -1 {
             return false;
         }
-        negative |= u64::from(twice == -1) << k;
-        one |= u64::from(twice == 1) << k;
+        crossings.low[(((twice + 1) / 2) as usize).min(LOW_VALUES - 1)] |= 1 << k;
     }
     let full = (1u64 << r) - 1;
-    (0..r).any(|t| {
-        if counts[t] == 0 || !may_end(ends, t as u32) {
-            return false;
-        }
+    let negative = crossings.low[0];
+    let one = crossings.low[1];
+    let mut candidates = present & ends;
+    while candidates != 0 {
+        let t = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
         let plus = Crossings::plus_for_end(r, t);
         // An edge with `E_k = -1` needs `+1/2`; one with `E_k = 1` drops to 0 with `-1/2`.
         if negative & plus != 0 {
-            return false;
+            continue;
         }
         let positive = full & !((one & plus) | negative);
         // The used edges must form one run around the cycle: count where runs start.
         let before = ((positive << 1) | (positive >> (r - 1))) & full;
+        if (positive & !before).count_ones() > 1 {
+            continue;
+        }
         crossings.plus = plus;
         crossings.end = t;
-        (positive & !before).count_ones() <= 1 && piles.as_deref_mut().is_none_or(|allow| allow(&crossings))
-    })
+        if piles.as_deref_mut().is_none_or(|allow| allow(&crossings)) {
+            return true;
+        }
+    }
+    false
 }
+
+/// How many values of `E_k` (`-1, 1, 3, ...`) [`Crossings`] tells apart; larger ones share the
+/// last entry. Enough for every crossing count the pile-order test looks at.
+pub const LOW_VALUES: usize = 12;
 
 /// The edge counts of one end rank's walk on an odd cycle, as halves of odd numbers moved by a
 /// half: edge `k` is crossed `(E_k - 1) / 2` times if it is in `plus`, else `(E_k + 1) / 2`.
 #[derive(Clone, Copy, Debug)]
 pub struct Crossings {
-    /// `E_k` for each edge `k` (the same for every end rank of one position).
-    pub doubled: [i64; MAX_FAST_RANKS as usize],
+    /// `low[i]`: the edges with `E_k = 2 i - 1` (the last entry: with `E_k` at least that),
+    /// the same for every end rank of one position.
+    pub low: [u64; LOW_VALUES],
     /// The edges whose count is `(E_k - 1) / 2`.
     pub plus: u64,
     /// The end rank, or past the ranks for counts made up by a test.
@@ -158,11 +174,12 @@ impl Crossings {
     /// The crossings of a walk with these edge counts (edge `k` joins ranks `k` and `k + 1`).
     #[cfg(test)]
     pub fn from_counts(edges: &[i64]) -> Self {
-        let mut doubled = [0; MAX_FAST_RANKS as usize];
-        for (slot, &e) in doubled.iter_mut().zip(edges) {
-            *slot = 2 * e + 1;
+        let mut low = [0; LOW_VALUES];
+        for (k, &e) in edges.iter().enumerate() {
+            // `E_k = 2 e + 1`, so `i = e + 1`.
+            low[((e + 1) as usize).min(LOW_VALUES - 1)] |= 1 << k;
         }
-        Crossings { doubled, plus: (1u64 << edges.len()) - 1, end: usize::MAX }
+        Crossings { low, plus: (1u64 << edges.len()) - 1, end: usize::MAX }
     }
 }
 
