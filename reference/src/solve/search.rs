@@ -103,14 +103,16 @@ impl<'a> Search<'a> {
                     return End::Solved(self.witness(&path));
                 }
                 // The memo was asked when the parent listed this position (see
-                // `drop_dead_children`).
-                let alive = self.feasible();
-                if alive {
-                    let start = moves.len();
-                    self.children(&mut moves);
+                // `drop_dead_children`). The children are listed before the tests so that
+                // their memo slots load while the tests run.
+                let start = moves.len();
+                self.children(&mut moves);
+                self.prefetch_children(&moves[start..]);
+                if self.feasible() {
                     self.drop_dead_children(&mut moves, start);
                     frames.push(Frame { start, next: start, end: moves.len() });
                 } else {
+                    moves.truncate(start);
                     // A dead position without a frame: go straight back to its parent.
                     let Some(played) = path.pop() else { return End::Unsolvable };
                     self.pos.undo(self.layout, played);
@@ -134,19 +136,11 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Drops the children in `moves[start..]` that the memo knows are dead. All their keys are
-    /// worked out first and their slots touched together, so that the memo's cache misses
-    /// overlap instead of coming one per child.
-    ///
-    /// Asking again when a child is entered would find nothing new: only its siblings'
-    /// subtrees are searched in between, and no sibling's subtree reaches another sibling (a
-    /// Play lowers `2 * (cards in piles) + (cards in the worm hole)` by 2, a WormPlay by 3, a
-    /// FromWorm by 1, and a FromWorm is never a WormPlay's sibling nor directly follows one's
-    /// sibling). Either way the memo only prunes: a miss costs time, never a wrong answer.
-    fn drop_dead_children(&mut self, moves: &mut Vec<Step>, start: usize) {
-        let width = self.layout.key.width();
+    /// Works out the keys of the children `steps` and loads their memo slots into the cache,
+    /// all at once, so that the memo's cache misses overlap instead of coming one per child.
+    fn prefetch_children(&mut self, steps: &[Step]) {
         self.child_keys.clear();
-        for &step in &moves[start..] {
+        for &step in steps {
             let at = self.child_keys.len();
             self.child_keys.extend_from_slice(&self.pos.key);
             if let Step::Play(p) = step {
@@ -159,6 +153,18 @@ impl<'a> Search<'a> {
             }
         }
         self.memo.prefetch(&self.child_keys);
+    }
+
+    /// Drops the children in `moves[start..]` that the memo knows are dead (their keys from
+    /// [`Self::prefetch_children`]).
+    ///
+    /// Asking again when a child is entered would find nothing new: only its siblings'
+    /// subtrees are searched in between, and no sibling's subtree reaches another sibling (a
+    /// Play lowers `2 * (cards in piles) + (cards in the worm hole)` by 2, a WormPlay by 3, a
+    /// FromWorm by 1, and a FromWorm is never a WormPlay's sibling nor directly follows one's
+    /// sibling). Either way the memo only prunes: a miss costs time, never a wrong answer.
+    fn drop_dead_children(&mut self, moves: &mut Vec<Step>, start: usize) {
+        let width = self.layout.key.width();
         let mut kept = start;
         for (i, key) in self.child_keys.chunks_exact(width).enumerate() {
             if !self.memo.contains(key) {
