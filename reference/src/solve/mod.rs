@@ -9,13 +9,16 @@
 //! Moves are pruned by rules that never lose a solution (`prune`: same-rank dominance, twin
 //! piles, the worm-hole rules), and dead positions are recognised early by necessary conditions
 //! (`walk`: can the remaining ranks follow the hole at all; `cuts`: in an order the piles
-//! allow). Every rule has its soundness argument on its own function and a test against
-//! exhaustive search. The search is complete for generalised decks: any ranks, suits and piles,
-//! uneven or empty piles, any hole card, partial decks.
+//! allow). A Black Hole search still going after [`ARC_TEST_AFTER`] nodes tries a deeper test
+//! once at its root (`arcs`: small games on arcs of ranks). Every rule has its soundness
+//! argument on its own function and a test against exhaustive search. The search is complete
+//! for generalised decks: any ranks, suits and piles, uneven or empty piles, any hole card,
+//! partial decks.
 //!
 //! Worm Hole first looks for a Black Hole solution, and every witness is replayed through
 //! [`crate::check`] before it is reported.
 
+mod arcs;
 mod cuts;
 mod key;
 mod memo;
@@ -106,14 +109,41 @@ pub fn solve(puzzle: &Puzzle, game: Game, budget: &Budget) -> Solution {
     Solution { outcome, stats }
 }
 
+/// A Black Hole search still going after this many nodes is paused for the arc-projection
+/// test at its root ([`arcs`]), which settles some of the hardest deals at once.
+pub const ARC_TEST_AFTER: u64 = 150_000;
+
+/// The most states the arc-projection test may look at in its games (about 0.2 s): enough for
+/// the hardest standard deal, and a bound on what the test costs where it proves nothing.
+const ARC_TEST_BUDGET: u64 = 400_000;
+
 /// One search of `puzzle` as `game`, adding its cost to `stats`.
 fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, stats: &mut Stats) -> End {
     let layout = Layout::new(puzzle, game);
     let mut memo = DeadSet::new(layout.key.width(), budget.memo_bytes);
-    let position = Position::start(&layout, puzzle);
-    let mut search = Search::new(&layout, position, &mut memo);
-    let end = search.run(limits);
-    stats.nodes += search.nodes();
+    let root = Position::start(&layout, puzzle);
+    let search = |limits: Limits, memo: &mut DeadSet, stats: &mut Stats| {
+        let mut search = Search::new(&layout, root.clone(), memo);
+        let end = search.run(limits);
+        stats.nodes += search.nodes();
+        end
+    };
+    let end = if game == Game::BlackHole && limits.max_nodes > ARC_TEST_AFTER {
+        let before = stats.nodes;
+        let end = search(Limits { max_nodes: ARC_TEST_AFTER, ..limits }, &mut memo, stats);
+        let ends = search::last_card_ranks(&layout, &root.heights);
+        if end != End::GaveUp {
+            end
+        } else if arcs::refutes(&layout, &root, ends, ARC_TEST_BUDGET) {
+            End::Unsolvable
+        } else {
+            // Again from the root, with every dead position found so far remembered.
+            let left = limits.max_nodes - (stats.nodes - before);
+            search(Limits { max_nodes: left, ..limits }, &mut memo, stats)
+        }
+    } else {
+        search(limits, &mut memo, stats)
+    };
     stats.peak_memo_entries = stats.peak_memo_entries.max(memo.peak_len());
     stats.peak_memo_bytes = stats.peak_memo_bytes.max(memo.bytes());
     end

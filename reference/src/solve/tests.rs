@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use super::arcs;
 use super::prune::{self, PlayCandidate};
 use super::search::{self, Search};
 use super::state::{Layout, Position, Step};
@@ -276,6 +277,38 @@ fn a_black_hole_game_ends_with_a_bottom_card() {
     assert_eq!(search::last_card_ranks(&layout, &[2, 1, 0, 2]), 0b1110);
     assert_eq!(search::last_card_ranks(&layout, &[1, 0, 0, 1]), 0b0110);
     assert_eq!(search::last_card_ranks(&layout, &[0, 0, 0, 0]), 0);
+}
+
+#[test]
+fn the_arc_projection_never_refutes_a_solvable_position() {
+    let mut refuted = 0;
+    for seed in 0..200 {
+        let mut rng = Rng(seed ^ 0xa4c5);
+        // Arcs need an odd cycle of at least five ranks; fuller layouts than elsewhere.
+        let deck = Deck { ranks: [5, 7][seed as usize % 2], suits: 3 };
+        let mut cards: Vec<u32> = (1..=deck.size()).collect();
+        for i in (1..cards.len()).rev() {
+            cards.swap(i, rng.below(i as u32 + 1) as usize);
+        }
+        let hole = cards.pop().expect("a deck has a card");
+        cards.truncate(15);
+        let mut piles = vec![Vec::new(); 4 + rng.below(3) as usize];
+        for card in cards {
+            let p = rng.below(piles.len() as u32) as usize;
+            piles[p].push(card);
+        }
+        let puzzle = Puzzle { deck, hole, piles };
+        for_each_position(&puzzle, Game::BlackHole, |layout, pos, ex| {
+            let ends = search::last_card_ranks(layout, &pos.heights);
+            if arcs::refutes(layout, pos, ends, 1_000_000) {
+                assert!(!ex.solvable(pos), "{puzzle}: the arc test refuted a solvable position");
+                // Count the refutations the other tests miss.
+                let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 16);
+                refuted += usize::from(Search::new(layout, pos.clone(), &mut memo).feasible());
+            }
+        });
+    }
+    assert!(refuted > 20, "the arc test should catch dead positions the other tests miss: {refuted}");
 }
 
 #[test]

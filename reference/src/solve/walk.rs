@@ -172,7 +172,6 @@ impl Crossings {
     }
 
     /// The crossings of a walk with these edge counts (edge `k` joins ranks `k` and `k + 1`).
-    #[cfg(test)]
     pub fn from_counts(edges: &[i64]) -> Self {
         let mut low = [0; LOW_VALUES];
         for (k, &e) in edges.iter().enumerate() {
@@ -181,6 +180,37 @@ impl Crossings {
         }
         Crossings { low, plus: (1u64 << edges.len()) - 1, end: usize::MAX }
     }
+}
+
+/// The edge counts of the walk from `start` to `t` on an odd cycle (edge `k` joins ranks `k`
+/// and `k + 1`), if such a walk exists (see [`walk_feasible`]).
+pub fn odd_cycle_edges(counts: &[u32], start: u32, t: u32) -> Option<Vec<i64>> {
+    let r = counts.len();
+    if r < 3 || r.is_multiple_of(2) || !cycle_walk_ends_at(counts, start, t) {
+        return None;
+    }
+    let degree =
+        |k: usize| -> i64 { 2 * i64::from(counts[k]) + i64::from(k == start as usize) - i64::from(k == t as usize) };
+    let mut chain = vec![0i64; r];
+    let mut a = 0i64;
+    for (k, slot) in chain.iter_mut().enumerate() {
+        a = degree(k) - a;
+        *slot = a;
+    }
+    let x = a / 2;
+    Some(
+        (0..r)
+            .map(|k| {
+                if k == r - 1 {
+                    x
+                } else if k % 2 == 1 {
+                    chain[k] + x
+                } else {
+                    chain[k] - x
+                }
+            })
+            .collect(),
+    )
 }
 
 /// Whether, on the cycle of `counts.len() >= 3` ranks, non-negative connected edge counts exist
