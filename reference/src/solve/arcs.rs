@@ -48,8 +48,10 @@ const MAX_ITEMS: usize = 15;
 const MAX_CROSSINGS: u32 = 31;
 
 /// Whether the arc-projection test proves `pos` dead (for every end rank in `ends`, a mask of
-/// ranks, some arc's game has no win), looking at most at `budget` game states.
-pub fn refutes(layout: &Layout, pos: &Position, ends: u64, budget: u64) -> bool {
+/// ranks, some arc's game has no win), looking at most at `budget` game states in all and
+/// `game_budget` in any one game. A game that runs out ends the test: a game that long is
+/// rarely won or lost soon, and a position that needs one is rarely refuted.
+pub fn refutes(layout: &Layout, pos: &Position, ends: u64, budget: u64, game_budget: u64) -> bool {
     let ranks = layout.ranks as usize;
     if ranks < 5 || ranks.is_multiple_of(2) || ranks > 63 || pos.remaining == 0 {
         return false;
@@ -57,18 +59,29 @@ pub fn refutes(layout: &Layout, pos: &Position, ends: u64, budget: u64) -> bool 
     let mut budget = budget;
     // Games already played, by arc, counts and where they end: end ranks outside an arc share
     // its games.
-    let mut played: HashMap<(usize, usize, u32, u32, u8), Option<bool>> = HashMap::new();
-    (0..ranks).all(|t| {
-        if pos.counts[t] == 0 || ends >> t & 1 == 0 {
-            return true;
-        }
-        let Some(edges) = walk::odd_cycle_edges(&pos.counts, pos.hole, t as u32) else { return true };
+    let mut played: HashMap<(usize, usize, u32, u32, u8), bool> = HashMap::new();
+    for t in (0..ranks).filter(|&t| pos.counts[t] > 0 && ends >> t & 1 == 1) {
+        let Some(edges) = walk::odd_cycle_edges(&pos.counts, pos.hole, t as u32) else { continue };
+        let mut refuted = false;
         // Small arcs first: their games are cheap.
-        (2..=ranks - 2).any(|size| {
-            (0..ranks)
-                .any(|lo| arc_is_dead(layout, pos, (&edges, t), (lo, size), &mut budget, &mut played) == Some(true))
-        })
-    })
+        for (size, lo) in (2..=ranks - 2).flat_map(|size| (0..ranks).map(move |lo| (size, lo))) {
+            let mut allowed = game_budget.min(budget);
+            let dead = arc_is_dead(layout, pos, (&edges, t), (lo, size), &mut allowed, &mut played);
+            budget -= game_budget.min(budget) - allowed;
+            match dead {
+                Some(true) => {
+                    refuted = true;
+                    break;
+                }
+                Some(false) => {}
+                None => return false,
+            }
+        }
+        if !refuted {
+            return false;
+        }
+    }
+    true
 }
 
 /// Plays the projected game of the arc `lo .. lo + size` for the walk with these edge counts
@@ -80,7 +93,7 @@ fn arc_is_dead(
     (edges, t): (&[i64], usize),
     (lo, size): (usize, usize),
     budget: &mut u64,
-    played: &mut HashMap<(usize, usize, u32, u32, u8), Option<bool>>,
+    played: &mut HashMap<(usize, usize, u32, u32, u8), bool>,
 ) -> Option<bool> {
     if *budget == 0 {
         return None;
@@ -95,7 +108,7 @@ fn arc_is_dead(
     let place = |o: usize| if o < size { o as u8 } else { size as u8 };
     let end = place(offset(t as u32));
     if let Some(&dead) = played.get(&(lo, size, l, r, end)) {
-        return dead;
+        return Some(dead);
     }
     let mut piles: Vec<Vec<Item>> = Vec::new();
     let mut left = [0u32; 64];
@@ -142,9 +155,9 @@ fn arc_is_dead(
     let mut counts: Vec<u8> = piles.iter().map(|p| p.len() as u8).collect();
     let won = game.wins(&mut counts, place(offset(pos.hole)), l, r);
     *budget = game.budget;
-    let dead = won.map(|won| !won);
+    let dead = !won?;
     played.insert((lo, size, l, r, end), dead);
-    dead
+    Some(dead)
 }
 
 /// The projected game of one arc (see the module doc). Places are arc offsets `0..size`, and
