@@ -31,6 +31,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::time::Instant;
 
 use super::cuts::PileOrder;
 use super::prune;
@@ -51,7 +52,14 @@ const MAX_CROSSINGS: u32 = 31;
 /// ranks, some arc's game has no win), looking at most at `budget` game states in all and
 /// `game_budget` in any one game. A game that runs out ends the test: a game that long is
 /// rarely won or lost soon, and a position that needs one is rarely refuted.
-pub fn refutes(layout: &Layout, pos: &Position, ends: u64, budget: u64, game_budget: u64) -> bool {
+/// It gives up (`false`) at `deadline`, if set.
+pub fn refutes(
+    layout: &Layout,
+    pos: &Position,
+    ends: u64,
+    (budget, game_budget): (u64, u64),
+    deadline: Option<Instant>,
+) -> bool {
     let ranks = layout.ranks as usize;
     if ranks < 5 || ranks.is_multiple_of(2) || ranks > 63 || pos.remaining == 0 {
         return false;
@@ -66,7 +74,7 @@ pub fn refutes(layout: &Layout, pos: &Position, ends: u64, budget: u64, game_bud
         // Small arcs first: their games are cheap.
         for (size, lo) in (2..=ranks - 2).flat_map(|size| (0..ranks).map(move |lo| (size, lo))) {
             let mut allowed = game_budget.min(budget);
-            let dead = arc_is_dead(layout, pos, (&edges, t), (lo, size), &mut allowed, &mut played);
+            let dead = arc_is_dead(layout, pos, (&edges, t), (lo, size), (&mut allowed, deadline), &mut played);
             budget -= game_budget.min(budget) - allowed;
             match dead {
                 Some(true) => {
@@ -92,7 +100,7 @@ fn arc_is_dead(
     pos: &Position,
     (edges, t): (&[i64], usize),
     (lo, size): (usize, usize),
-    budget: &mut u64,
+    (budget, deadline): (&mut u64, Option<Instant>),
     played: &mut HashMap<(usize, usize, u32, u32, u8), bool>,
 ) -> Option<bool> {
     if *budget == 0 {
@@ -151,6 +159,7 @@ fn arc_is_dead(
         heights: Vec::new(),
         dead: HashSet::default(),
         budget: *budget,
+        deadline,
     };
     let mut counts: Vec<u8> = piles.iter().map(|p| p.len() as u8).collect();
     let won = game.wins(&mut counts, place(offset(pos.hole)), l, r);
@@ -175,6 +184,7 @@ struct Game<'a> {
     heights: Vec<u32>,
     dead: HashSet<u128, BuildHasherDefault<KeyHasher>>,
     budget: u64,
+    deadline: Option<Instant>,
 }
 
 /// A hasher for packed game states: one multiply, whose high bits mix well.
@@ -233,6 +243,9 @@ impl Game<'_> {
             return Some(false);
         }
         self.budget = self.budget.checked_sub(1)?;
+        if self.budget.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
         if !self.walk_possible(at, l, r) || !self.piles_possible(counts, at, l, r) {
             self.dead.insert(key);
             return Some(false);

@@ -39,7 +39,8 @@ use state::{Layout, Position};
 /// Limits on one solve.
 #[derive(Clone, Debug)]
 pub struct Budget {
-    /// Give up after expanding this many search nodes.
+    /// Give up after expanding this many search nodes. (A Black Hole search that gets past
+    /// [`ARC_TEST_AFTER`] also spends a bounded amount of work on the arc test, uncounted.)
     pub max_nodes: u64,
     /// Memory the memo of dead states may use; when full it stops growing (less pruning, never
     /// a wrong answer).
@@ -136,7 +137,7 @@ fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, stats: &mut
         let ends = search::last_card_ranks(&layout, &root.heights);
         if end != End::GaveUp {
             end
-        } else if arcs::refutes(&layout, &root, ends, ARC_TEST_BUDGET, ARC_GAME_BUDGET) {
+        } else if arcs::refutes(&layout, &root, ends, (ARC_TEST_BUDGET, ARC_GAME_BUDGET), limits.deadline) {
             End::Unsolvable
         } else {
             // Again from the root, with every dead position found so far remembered.

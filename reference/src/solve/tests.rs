@@ -300,7 +300,7 @@ fn the_arc_projection_never_refutes_a_solvable_position() {
         let puzzle = Puzzle { deck, hole, piles };
         for_each_position(&puzzle, Game::BlackHole, |layout, pos, ex| {
             let ends = search::last_card_ranks(layout, &pos.heights);
-            if arcs::refutes(layout, pos, ends, 1_000_000, 1_000_000) {
+            if arcs::refutes(layout, pos, ends, (1_000_000, 1_000_000), None) {
                 assert!(!ex.solvable(pos), "{puzzle}: the arc test refuted a solvable position");
                 // Count the refutations the other tests miss.
                 let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 16);
