@@ -153,6 +153,14 @@ fn arc_is_dead(
         size: size as u8,
         order: PileOrder::new(size as u32 + 1, &as_ranks),
         unit: as_ranks.iter().map(|p| prune::unit_flags(p)).collect(),
+        twins: (0..piles.len())
+            .map(|p| {
+                (0..p)
+                    .map(|q| (q, piles[p].iter().zip(&piles[q]).take_while(|(a, b)| a == b).count() as u8))
+                    .filter(|&(_, common)| common > 0)
+                    .collect()
+            })
+            .collect(),
         piles: &piles,
         end,
         left,
@@ -177,6 +185,8 @@ struct Game<'a> {
     piles: &'a [Vec<Item>],
     /// `unit[p][i]`: every item below item `i` of pile `p` is a `W` card of its rank.
     unit: Vec<Vec<bool>>,
+    /// For each pile, the earlier piles with the same bottom items, and how many they share.
+    twins: Vec<Vec<(usize, u8)>>,
     end: u8,
     /// `W` cards left, by offset.
     left: [u32; 64],
@@ -264,8 +274,10 @@ impl Game<'_> {
             if item == TOKEN {
                 continue;
             }
-            // Same-rank dominance, as in the real game (see `prune::keep_plays`).
-            if unit && tops.iter().enumerate().any(|(q, &(i, u))| q != p && i == item && (!u || q < p)) {
+            // Same-rank dominance and twin piles, as in the real game (see `prune`).
+            if unit && tops.iter().enumerate().any(|(q, &(i, u))| q != p && i == item && (!u || q < p))
+                || self.twins[p].iter().any(|&(q, common)| counts[q] == counts[p] && common >= counts[p])
+            {
                 continue;
             }
             // From outside, a card beside a boundary edge; inside, a card beside the hole.
