@@ -108,7 +108,7 @@ impl DeadSet {
             if stored[0] == 0 {
                 return false;
             }
-            if stored == key {
+            if stored.iter().zip(key).all(|(a, b)| a == b) {
                 return true;
             }
             slot = (slot + 1) & mask;
@@ -134,7 +134,7 @@ impl DeadSet {
                 self.peak_len = self.peak_len.max(self.len);
                 return;
             }
-            if stored == key {
+            if stored.iter().zip(key).all(|(a, b)| a == b) {
                 return;
             }
             slot = (slot + 1) & mask;

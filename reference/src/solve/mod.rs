@@ -114,12 +114,12 @@ pub fn solve(puzzle: &Puzzle, game: Game, budget: &Budget) -> Solution {
 /// test at its root ([`arcs`]), which settles some of the hardest deals at once.
 pub const ARC_TEST_AFTER: u64 = 150_000;
 
-/// The most states the arc-projection test may look at in all its games (about 0.2 s), and in
-/// any one game: tuned on the 20,000 standard deals, where it settles the hardest three (GEN
-/// 9253, 18380 and 11598, in games of up to 55,000, 25,000 and 71,000 states) and bounds what it
-/// costs where it proves nothing.
-const ARC_TEST_BUDGET: u64 = 400_000;
-const ARC_GAME_BUDGET: u64 = 75_000;
+/// The most states the arc-projection test may look at in all its games (about 0.13 s), and in
+/// any one game: tuned on the 20,000 standard deals, where it settles the hardest two (GEN 9253
+/// in about 220,000 states, in games of up to 55,000, and GEN 18380) and bounds what it costs
+/// where it proves nothing.
+const ARC_TEST_BUDGET: u64 = 250_000;
+const ARC_GAME_BUDGET: u64 = 60_000;
 
 /// One search of `puzzle` as `game`, adding its cost to `stats`.
 fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, stats: &mut Stats) -> End {
