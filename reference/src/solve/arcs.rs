@@ -256,7 +256,7 @@ impl Game<'_> {
         if self.budget.is_multiple_of(1024) && self.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
-        if !self.walk_possible(at, l, r) || !self.piles_possible(counts, at, l, r) {
+        if !self.walk_edges(at, l, r).is_some_and(|edges| self.piles_possible(counts, at, &edges)) {
             self.dead.insert(key);
             return Some(false);
         }
@@ -311,24 +311,13 @@ impl Game<'_> {
         Some(false)
     }
 
-    /// The pile-order test of the projected game, with the edge counts of `walk_possible`
+    /// The pile-order test of the projected game, with the edge counts of [`Self::walk_edges`]
     /// (tokens count as cards of the outside's rank: each is cleared while the walk is there).
-    fn piles_possible(&mut self, counts: &[u8], at: u8, l: u32, r: u32) -> bool {
-        let size = self.size as usize;
-        // Edge `k` joins ranks `k` and `k + 1` of the cycle `0, 1, ..., size - 1, outside`.
-        let mut edges = [0i64; 64];
-        let mut into = i64::from(l);
-        for (k, edge) in edges.iter_mut().enumerate().take(size - 1) {
-            let degree = 2 * i64::from(self.left[k]) + i64::from(at as usize == k) - i64::from(self.end as usize == k);
-            *edge = degree - into;
-            into = *edge;
-        }
-        edges[size - 1] = i64::from(r);
-        edges[size] = i64::from(l);
+    fn piles_possible(&mut self, counts: &[u8], at: u8, edges: &[i64; 64]) -> bool {
         self.heights.clear();
         self.heights.extend(counts.iter().map(|&c| u32::from(c)));
         self.order.load(u32::from(at), &self.heights);
-        let crossings = Crossings::from_counts(&edges[..=size]);
+        let crossings = Crossings::from_counts(&edges[..=self.size as usize]);
         let slack = self.order.slack(&crossings.low);
         self.order.allows(&slack, &crossings)
     }
@@ -336,31 +325,34 @@ impl Game<'_> {
     /// The rank-walk test of the projected game: on the cycle of the arc's ranks and the
     /// outside (joined to the arc's ends by the `l` and `r` crossings left), the counts of
     /// `W` cards fix every edge count inside the arc; they must be non-negative, consistent,
-    /// and the used edges connected.
-    fn walk_possible(&self, at: u8, l: u32, r: u32) -> bool {
+    /// and the used edges connected. Returns the edge counts, edge `k` joining ranks `k` and
+    /// `k + 1` of the cycle `0, 1, ..., size - 1, outside` (so edge `size - 1` is `r`'s and
+    /// edge `size` is `l`'s), or `None` when the test fails.
+    fn walk_edges(&self, at: u8, l: u32, r: u32) -> Option<[i64; 64]> {
         let size = self.size as usize;
         let outside = u32::from(at == self.size) + u32::from(self.end == self.size);
         if !(l + r + outside).is_multiple_of(2) {
-            return false;
+            return None;
         }
-        // Edges around the cycle: outside-0, 0-1, ..., (size-1)-outside.
-        let mut positive = u64::from(l > 0);
+        let mut edges = [0i64; 64];
         let mut into = i64::from(l);
-        for k in 0..size {
+        for (k, edge) in edges.iter_mut().enumerate().take(size) {
             let degree = 2 * i64::from(self.left[k]) + i64::from(at as usize == k) - i64::from(self.end as usize == k);
-            let out = degree - into;
-            if out < 0 {
-                return false;
+            *edge = degree - into;
+            if *edge < 0 {
+                return None;
             }
-            positive |= u64::from(out > 0) << (k + 1);
-            into = out;
+            into = *edge;
         }
         if into != i64::from(r) {
-            return false;
+            return None;
         }
-        let edges = size + 1;
-        let full = (1u64 << edges) - 1;
-        let before = ((positive << 1) | (positive >> (edges - 1))) & full;
-        (positive & !before).count_ones() <= 1
+        edges[size] = i64::from(l);
+        // The used edges must form one run around the cycle: count where runs start.
+        let count = size + 1;
+        let full = (1u64 << count) - 1;
+        let positive = edges[..count].iter().enumerate().fold(0u64, |mask, (k, &e)| mask | u64::from(e > 0) << k);
+        let before = ((positive << 1) | (positive >> (count - 1))) & full;
+        ((positive & !before).count_ones() <= 1).then_some(edges)
     }
 }
