@@ -25,6 +25,7 @@
 //!     command: vec!["bash".into(), "build.sh".into()],
 //!     script: "build.sh".into(),
 //!     limits,
+//!     cpus: Vec::new(),
 //! };
 //! for sub in discover("submissions".as_ref())? {
 //!     let built = prepare(&sub, &config, "/tmp/scratch".as_ref(), sandbox)?;
@@ -70,6 +71,9 @@ pub struct BuildConfig {
     /// The build script that must exist in the source folder (`build.sh`).
     pub script: String,
     pub limits: Limits,
+    /// The cores the build is pinned to (a worker's slot); empty: not pinned. Not part of any
+    /// stored result's key: where a build ran does not change what it built.
+    pub cpus: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -236,7 +240,7 @@ pub fn prepare(
     let Some((program, args)) = build_command else {
         return Ok(finish(built, BuildVerdict::Ok, "copied; no build command".into(), notes));
     };
-    let cmd = Command::new(program, &built.srcdir).args(args);
+    let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied());
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
     let (verdict, detail) = judge_build(&outcome, cfg);
     built.build.wall = outcome.wall;

@@ -1,14 +1,15 @@
 //! Commands and their options → calls into the library, and errors → exit statuses.
 //!
 //! Exit statuses: 0 success; 1 `test` found a failing test; 2 bad input (suite, submissions,
-//! arguments); 3 the harness itself failed (sandbox, I/O, a submission it could not mark).
+//! arguments); 3 the harness itself failed (sandbox, I/O, a submission it could not mark); 130
+//! and 143 marking stopped cleanly by SIGINT (Ctrl-C) and SIGTERM.
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
 use bhgrade::build::{self, Submission};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use bhgrade::pipeline::{self, MarkOptions};
 use bhgrade::regen;
@@ -30,7 +31,7 @@ const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
 SOLVEWORM commands on every test of a suite under time, memory and output limits, judges every answer \
 with the reference checker and solver, and writes a markdown and JSON report per student, a class \
 summary and a gradebook CSV.",
-    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed."
+    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed;\n130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM: finished results are kept, run the same command again to finish."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -66,11 +67,28 @@ struct Common {
     /// The suite folder (holding suite.yaml and expected.json).
     #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
     suite: PathBuf,
-    /// Builds and runs at once [default: the number of cores].
-    #[arg(long, short = 'j', value_name = "N")]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    parallel: Parallel,
     #[command(flatten)]
     containment: Containment,
+}
+
+/// How many runs at once, and on how many cores each.
+#[derive(Debug, Args)]
+struct Parallel {
+    /// Builds and runs at once, each pinned to its own cores [default: the cores bhgrade may
+    /// use (its affinity mask and any cgroup CPU quota) divided by --cores-per-run].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    jobs: Option<u16>,
+    /// Cores each build and run is pinned to, for its whole process tree.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    cores_per_run: u16,
+}
+
+impl Parallel {
+    fn slots(&self) -> pipeline::Slots {
+        pipeline::Slots::for_machine(self.jobs.map(usize::from), usize::from(self.cores_per_run))
+    }
 }
 
 /// How student code is contained (shared by every command that runs it).
@@ -153,6 +171,11 @@ struct StacscheckArgs {
     /// Also write the markdown report (and JSON) into this folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// The suite whose `launch` settings (environment, memory overhead) the steps run with.
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    suite: PathBuf,
+    #[command(flatten)]
+    parallel: Parallel,
     #[command(flatten)]
     containment: Containment,
 }
@@ -228,8 +251,10 @@ fn bundled(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
-fn jobs(requested: Option<usize>) -> usize {
-    requested.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from)).max(1)
+/// The launch settings of a suite, for runs that are not the suite's tests (stacscheck steps).
+fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
+    let definition = suite::load_definition(&bundled(dir)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    Ok(definition.launch)
 }
 
 /// The scratch folder and the probed sandbox for `isolation`; says once, on stderr, what is
@@ -279,7 +304,7 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
     }
     let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     let options = MarkOptions {
-        jobs: jobs(args.common.jobs),
+        slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
         store: Some(ResultStore::new(&args.out, !args.force)),
         stop: stop_on_interrupt(),
@@ -289,12 +314,15 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
     let mut files = report::Files { dir: args.out.clone() };
     let mut reporters: [&mut dyn Reporter; 3] = [&mut progress, &mut rejudge, &mut files];
     let class = match &stacscheck_plan {
-        Some((plan, limits)) => pipeline::mark_tree(plan, *limits, &submissions, &sandbox, &options, &mut reporters),
+        Some((plan, limits)) => {
+            let launch = launch_of(&args.common.suite)?;
+            pipeline::mark_tree(plan, *limits, &launch, &submissions, &sandbox, &options, &mut reporters)
+        }
         None => pipeline::mark(&suite.expect("loaded"), &submissions, &sandbox, &options, &mut reporters),
     }
     .map_err(|e| CliError::Harness(e.to_string()))?;
     if !class.incomplete.is_empty() {
-        return Ok(INTERRUPTED);
+        return Ok(interrupted_status());
     }
     if !class.harness_problems.is_empty() {
         return Err(CliError::Harness(format!(
@@ -323,7 +351,7 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     let options = MarkOptions {
-        jobs: jobs(args.common.jobs),
+        slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
         store: None,
         stop: stop_on_interrupt(),
@@ -342,30 +370,52 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
         return Err(CliError::Harness(class.harness_problems.join("; ")));
     }
     if !class.incomplete.is_empty() {
-        return Ok(INTERRUPTED);
+        return Ok(interrupted_status());
     }
     Ok(if all_accepted { 0 } else { 1 })
 }
 
-/// The exit status after Ctrl-C, as shells report a death by SIGINT.
-const INTERRUPTED: u8 = 130;
-
-/// Set by the first Ctrl-C; a second one ends bhgrade at once (the default action).
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_interrupt(_signal: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
+/// The exit status after a clean stop: 128 + the signal, as shells report a death by it (130 for
+/// Ctrl-C's SIGINT, 143 for SIGTERM), so a script or a scheduler can tell which ended marking.
+fn interrupted_status() -> u8 {
+    match STOPPED_BY.load(Ordering::SeqCst) {
+        0 => 128 + libc::SIGINT as u8,
+        signal => 128 + signal as u8,
+    }
 }
 
-/// Makes Ctrl-C stop marking cleanly: no new work starts, runs in progress end (their
-/// processes killed by their limits at the latest), finished results are kept.
+/// Set by the first SIGINT or SIGTERM; a second one of either ends bhgrade at once.
+static STOP: AtomicBool = AtomicBool::new(false);
+/// The signal that set [`STOP`], for the exit status (0 until one arrives).
+static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_stop_signal(signal: libc::c_int) {
+    // Only the first signal names the stop: a SIGTERM after a Ctrl-C is the second signal, not
+    // a different reason.
+    let _ = STOPPED_BY.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
+    STOP.store(true, Ordering::SeqCst);
+    // SAFETY: signal(2) is async-signal-safe; the default action lets an impatient second
+    // Ctrl-C, or a scheduler's SIGTERM after a Ctrl-C, end bhgrade at once.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+    }
+}
+
+/// Makes Ctrl-C (SIGINT) and SIGTERM (what `timeout`, Slurm and systemd send) stop marking
+/// cleanly: no new work starts, runs in progress end (their processes killed by their limits
+/// at the latest), finished results are kept.
 fn stop_on_interrupt() -> &'static AtomicBool {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    // SAFETY: the handler only stores to atomics and calls signal(2), all async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_interrupt as *const () as libc::sighandler_t;
-        action.sa_flags = libc::SA_RESETHAND;
+        action.sa_sigaction = on_stop_signal as *const () as libc::sighandler_t;
+        // Both blocked while the handler runs, so two signals at once cannot interleave in it.
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaddset(&mut action.sa_mask, libc::SIGINT);
+        libc::sigaddset(&mut action.sa_mask, libc::SIGTERM);
         libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
     }
     &STOP
 }
@@ -377,12 +427,19 @@ fn load_tree(testdir: &Path) -> Result<(bhgrade::stacscheck::Plan, bhgrade::sand
         eprintln!("warning: {warning}");
     }
     let timeout = plan.config.timeout;
-    let limits = bhgrade::sandbox::Limits { wall: timeout, cpu: timeout, memory_bytes: 1 << 30, output_bytes: 1 << 20 };
+    // The tree's `timeout` becomes the CPU limit; wall-clock time is the usual backstop.
+    let limits = bhgrade::sandbox::Limits {
+        wall: suite::wall_backstop(timeout),
+        cpu: timeout,
+        memory_bytes: 1 << 30,
+        output_bytes: 1 << 20,
+    };
     Ok((plan, limits))
 }
 
 fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
     let (plan, limits) = load_tree(&args.testdir)?;
+    let launch = launch_of(&args.suite)?;
     let path = args
         .submission
         .canonicalize()
@@ -390,20 +447,24 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
     let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.containment.isolation)?;
-    let options =
-        MarkOptions { jobs: 1, scratch_root: scratch.path().to_path_buf(), store: None, stop: stop_on_interrupt() };
+    let options = MarkOptions {
+        slots: args.parallel.slots(),
+        scratch_root: scratch.path().to_path_buf(),
+        store: None,
+        stop: stop_on_interrupt(),
+    };
     let mut terminal = report::Terminal;
     let mut files = args.out.map(|dir| report::Files { dir });
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
     if let Some(files) = files.as_mut() {
         reporters.push(files);
     }
-    let class = pipeline::mark_tree(&plan, limits, &submissions, &sandbox, &options, &mut reporters)
+    let class = pipeline::mark_tree(&plan, limits, &launch, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
     let all_passed =
         class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
     if !class.incomplete.is_empty() {
-        return Ok(INTERRUPTED);
+        return Ok(interrupted_status());
     }
     Ok(if all_passed { 0 } else { 1 })
 }

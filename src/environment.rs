@@ -3,21 +3,39 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::pipeline::Slots;
 use crate::report::model::Environment;
 use crate::sandbox::{Limits, Sandbox};
 use crate::suite::Suite;
 
 /// Describes where and how marking with `suite` runs now.
-pub fn describe(suite: &Suite, jobs: usize, sandbox: &Sandbox) -> Environment {
-    let first_limits = suite.tests().next().map(|t| t.def.limits);
+pub fn describe(suite: &Suite, slots: &Slots, sandbox: &Sandbox) -> Environment {
+    // Each distinct set of limits once, with the number of tests it applies to, in suite order.
+    let mut groups: Vec<(Limits, usize)> = Vec::new();
+    for test in suite.tests() {
+        match groups.iter_mut().find(|(limits, _)| *limits == test.def.limits) {
+            Some((_, count)) => *count += 1,
+            None => groups.push((test.def.limits, 1)),
+        }
+    }
+    let limits = groups
+        .iter()
+        .map(|(limits, count)| {
+            let tests = if *count == 1 { "1 test".to_string() } else { format!("{count} tests") };
+            format!("{} ({tests})", describe_limits(limits))
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let launch_env = suite.launch.env.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>();
     Environment {
-        limits: first_limits.map_or_else(|| "none".into(), |limits| describe_limits(&limits)),
-        ..describe_machine(jobs, sandbox)
+        limits: if limits.is_empty() { "none".into() } else { limits },
+        launch_env: launch_env.join(" "),
+        ..describe_machine(slots, sandbox)
     }
 }
 
 /// Describes the machine, its load, the parallelism and the isolation now (limits left empty).
-pub fn describe_machine(jobs: usize, sandbox: &Sandbox) -> Environment {
+pub fn describe_machine(slots: &Slots, sandbox: &Sandbox) -> Environment {
     Environment {
         bhgrade_version: env!("CARGO_PKG_VERSION").to_string(),
         machine: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
@@ -25,19 +43,21 @@ pub fn describe_machine(jobs: usize, sandbox: &Sandbox) -> Environment {
         load_average: read_trimmed("/proc/loadavg")
             .map(|line| line.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|| "unknown".into()),
-        jobs,
+        jobs: slots.len(),
+        cores_per_run: slots.cores_per_run(),
         marked_at: utc_timestamp(SystemTime::now()),
         limits: String::new(),
+        launch_env: String::new(),
         isolation: sandbox.layers().iter().filter(|layer| layer.active).map(|layer| layer.name.to_string()).collect(),
     }
 }
 
-/// Limits in words, e.g. "wall 10 s, CPU 10 s, memory 1024 MiB, output 1024 KiB".
+/// Limits in words, e.g. "CPU 10 s (wall-clock backstop 35 s), memory 1024 MiB, output 1024 KiB".
 pub fn describe_limits(limits: &Limits) -> String {
     format!(
-        "wall {} s, CPU {} s, memory {} MiB, output {} KiB (per test unless the test says otherwise)",
-        limits.wall.as_secs_f64(),
+        "CPU {} s (wall-clock backstop {} s), memory {} MiB, output {} KiB",
         limits.cpu.as_secs_f64(),
+        limits.wall.as_secs_f64(),
         limits.memory_bytes >> 20,
         limits.output_bytes >> 10
     )

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::build::{BuildConfig, BuildReport};
 use crate::fsutil::write_atomically;
 use crate::sandbox::{Limits, RunOutcome};
+use crate::verdict::Attempt;
 
 /// Where results are kept inside the output folder.
 pub const STORE_DIR: &str = ".bhgrade-results";
@@ -25,6 +26,15 @@ pub struct ResultStore {
     dir: PathBuf,
     /// False with `--force`: everything is redone (and stored again).
     reuse: bool,
+}
+
+/// A run's result as stored: the outcome that counts, and the time figures of every run made
+/// to confirm it (one, or two when the first ended just past its CPU limit), so that a verdict
+/// reused later says how it was reached.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct StoredRun {
+    pub outcome: RunOutcome,
+    pub attempts: Vec<Attempt>,
 }
 
 /// What identifies a stored result.
@@ -63,12 +73,12 @@ impl ResultStore {
         self.save(key, "build", report)
     }
 
-    pub fn load_run(&self, key: &Key) -> Option<RunOutcome> {
+    pub fn load_run(&self, key: &Key) -> Option<StoredRun> {
         self.load(key, "run")
     }
 
-    pub fn save_run(&self, key: &Key, outcome: &RunOutcome) -> std::io::Result<()> {
-        self.save(key, "run", outcome)
+    pub fn save_run(&self, key: &Key, run: &StoredRun) -> std::io::Result<()> {
+        self.save(key, "run", run)
     }
 
     fn path(&self, key: &Key, kind: &str) -> PathBuf {

@@ -82,6 +82,20 @@ impl Verdict {
     }
 }
 
+/// The time figures of one run of a test's program. A run whose CPU time ends just past its
+/// limit is run once more and the lower figure counts; every run's figures are kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub cpu_ms: u64,
+    pub wall_ms: u64,
+}
+
+impl Attempt {
+    pub fn of(run: &RunOutcome) -> Attempt {
+        Attempt { cpu_ms: run.cpu.as_millis() as u64, wall_ms: run.wall.as_millis() as u64 }
+    }
+}
+
 /// A verdict and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
@@ -101,6 +115,42 @@ pub fn first_line(stdout: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// The verdict of a run that went past its time or memory limit, if it did: the first checks
+/// of [`decide`], shared by every kind of step.
+pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits) -> Option<Decision> {
+    // CPU time is the time verdict: it is what the program itself spent, and changes little
+    // with what else the machine is doing. Wall-clock time only stops programs that wait.
+    let (cpu, wall) = (run.cpu.as_secs_f64(), run.wall.as_secs_f64());
+    if run.cpu_limit_hit || run.cpu > limits.cpu {
+        let how = if run.cpu_limit_hit { "was stopped after" } else { "used" };
+        return Some(Decision::new(
+            Verdict::TimeLimit,
+            format!(
+                "CPU time ran out: it {how} {cpu:.2} s of CPU time, over the limit of {:.1} s ({wall:.2} s wall-clock)",
+                limits.cpu.as_secs_f64()
+            ),
+        ));
+    }
+    if run.wall_limit_hit {
+        return Some(Decision::new(
+            Verdict::TimeLimit,
+            format!(
+                "wall-clock time ran out: stopped after {wall:.1} s (the backstop is {:.1} s) having used only \
+                 {cpu:.2} s of CPU time (the limit is {:.1} s): it was waiting (sleeping, blocked), not computing",
+                limits.wall.as_secs_f64(),
+                limits.cpu.as_secs_f64()
+            ),
+        ));
+    }
+    if run.memory_limit_hit {
+        return Some(Decision::new(
+            Verdict::MemoryLimit,
+            format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20),
+        ));
+    }
+    None
+}
+
 /// Decides the verdict of one test from its run and, if it gets that far, the reference's
 /// judgement of the first line.
 pub fn decide(
@@ -112,23 +162,8 @@ pub fn decide(
         Ok(run) => run,
         Err(error) => return Decision::new(Verdict::HarnessError, format!("the sandbox failed: {error}")),
     };
-    if run.wall_limit_hit {
-        return Decision::new(
-            Verdict::TimeLimit,
-            format!("killed after the wall-clock limit of {:.1} s", limits.wall.as_secs_f64()),
-        );
-    }
-    if run.cpu_limit_hit {
-        return Decision::new(
-            Verdict::TimeLimit,
-            format!("killed after the CPU-time limit of {:.1} s", limits.cpu.as_secs_f64()),
-        );
-    }
-    if run.memory_limit_hit {
-        return Decision::new(
-            Verdict::MemoryLimit,
-            format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20),
-        );
+    if let Some(decision) = limit_decision(run, limits) {
+        return decision;
     }
     // A program killed because it passed the output cap died of the limit, not of a crash.
     let crashed = match run.exit {
@@ -183,6 +218,7 @@ mod tests {
             stderr_truncated: false,
             wall: Duration::from_millis(5),
             cpu: Duration::from_millis(5),
+            cpu_source: crate::sandbox::CpuSource::Rusage,
             peak_rss_kb: 1,
             memory_peak_bytes: None,
             leftovers_killed: false,

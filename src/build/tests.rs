@@ -19,6 +19,7 @@ fn config() -> BuildConfig {
             memory_bytes: 256 << 20,
             output_bytes: 1 << 20,
         },
+        cpus: Vec::new(),
     }
 }
 

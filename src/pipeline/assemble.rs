@@ -7,7 +7,7 @@ use crate::report::text;
 use crate::sandbox::{self, Command, RunOutcome, SandboxError};
 use crate::score;
 use crate::suite::{Suite, Test};
-use crate::verdict::{self, Decision, Verdict};
+use crate::verdict::{self, Attempt, Decision, Verdict};
 
 use super::plan::PlannedRun;
 
@@ -16,8 +16,8 @@ pub struct RunResult {
     pub outcome: Result<RunOutcome, SandboxError>,
     /// The command as run (in the private copy).
     pub command: Command,
-    /// Hit a time limit beside other runs and was run again alone.
-    pub rerun_alone: bool,
+    /// The time figures of every run made (two when the first ended just past its CPU limit).
+    pub attempts: Vec<Attempt>,
 }
 
 /// Judges, scores and describes one submission. `build` is `None` when the harness itself
@@ -50,10 +50,20 @@ pub fn student_report(
         let Some(result) = result else { continue };
         for &index in &run.tests {
             let mut report = test_report(suite, tests[index], &result.command, result.outcome.as_ref());
-            report.rerun_alone = result.rerun_alone;
-            if result.rerun_alone && report.verdict == Verdict::TimeLimit {
-                report.explanation.push_str(" (confirmed when re-run with nothing else running)");
+            if let [first, second] = result.attempts[..] {
+                let confirmation = format!(
+                    "its first run used {:.2} s of CPU time, just past the {:.1} s limit, so it was run again \
+                     ({:.2} s); the lower figure counts",
+                    first.cpu_ms as f64 / 1000.0,
+                    tests[index].def.limits.cpu.as_secs_f64(),
+                    second.cpu_ms as f64 / 1000.0
+                );
+                report.explanation = match report.explanation.is_empty() {
+                    true => confirmation,
+                    false => format!("{} ({confirmation})", report.explanation),
+                };
             }
+            report.time_runs = result.attempts.clone();
             test_reports[index] = Some(report);
         }
     }

@@ -2,23 +2,27 @@
 //! [`ClassReport`], announced to the reporters as [`Event`]s.
 //!
 //! The one place that owns the order of the stages (build → run → verdict → score → report) and
-//! their parallelism: `jobs` worker threads take builds and runs from one queue (runs of built
-//! submissions first, so finished reports appear early), while this thread judges, scores,
-//! stores each result as it arrives and hands reports to the reporters. Each distinct command
-//! runs once per submission ([`plan`]); a result already stored by an earlier, interrupted
-//! marking into the same output folder is reused ([`crate::store`]); a time limit hit while
-//! other runs competed for the machine is re-run alone before it counts.
+//! their parallelism: one worker thread per CPU slot ([`slots`]) takes builds and runs from one
+//! queue (runs of built submissions first, so finished reports appear early) and pins each to
+//! its slot, while this thread judges, scores, stores each result as it arrives and hands
+//! reports to the reporters. Each distinct command runs once per submission ([`plan`]); a
+//! result already stored by an earlier, interrupted marking into the same output folder is
+//! reused ([`crate::store`]); a run that ends just past its CPU limit is run once more and the
+//! lower figure counts ([`timing`]).
 
 mod assemble;
 mod plan;
+pub mod slots;
 mod stacscheck;
+pub mod timing;
 
+pub use slots::Slots;
 pub use stacscheck::mark_tree;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Condvar, Mutex, RwLock};
+use std::sync::{mpsc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::build::{self, BuildConfig, BuildError, BuildReport, BuildVerdict, BuiltSubmission, Submission};
@@ -27,7 +31,7 @@ use crate::report::model::{ClassReport, StudentReport};
 use crate::report::{Event, ReportError, Reporter};
 use crate::sandbox::{Command, Limits, RunOutcome, Sandbox, SandboxError};
 use crate::score;
-use crate::store::{Key, ResultStore};
+use crate::store::{Key, ResultStore, StoredRun};
 use crate::suite::{Suite, Test};
 
 use assemble::RunResult;
@@ -35,8 +39,8 @@ use plan::PlannedRun;
 
 /// How to mark.
 pub struct MarkOptions {
-    /// Worker threads for builds and runs.
-    pub jobs: usize,
+    /// One worker thread per slot; everything a worker runs is pinned to its slot's cores.
+    pub slots: Slots,
     /// Where private copies of submissions are made.
     pub scratch_root: PathBuf,
     /// Results of earlier marking into the same output folder, and where new ones are stored.
@@ -55,14 +59,7 @@ pub enum PipelineError {
 /// What a worker is asked to do.
 enum Job {
     Build(usize),
-    /// `alone`: no other build or run may go on meanwhile (a time-limit verdict's re-run).
-    Run {
-        student: usize,
-        run: usize,
-        command: Command,
-        limits: Limits,
-        alone: bool,
-    },
+    Run { student: usize, run: usize, command: Command, limits: Limits },
 }
 
 /// What a worker reports back.
@@ -76,7 +73,7 @@ enum Done {
     Reused {
         student: usize,
         build: BuildReport,
-        outcomes: Vec<RunOutcome>,
+        runs: Vec<StoredRun>,
     },
     Ran {
         student: usize,
@@ -145,6 +142,10 @@ struct InProgress {
     /// The private built copy, removed when this is dropped.
     _built: Option<BuiltSubmission>,
     results: Vec<Option<RunResult>>,
+    /// First runs that ended just past their CPU limit, waiting for their confirmation.
+    unconfirmed: HashMap<usize, RunOutcome>,
+    /// A run was ended by the signal that stopped marking: no report, marking again finishes it.
+    interrupted: bool,
     remaining: usize,
     reused: usize,
 }
@@ -158,28 +159,25 @@ struct Context<'a> {
     build_config: BuildConfig,
     plan: Vec<PlannedRun>,
     queue: SharedQueue,
-    /// Runs hold this shared; a re-run that must have the machine to itself holds it exclusively.
-    machine: RwLock<()>,
 }
 
 impl Context<'_> {
-    fn work(&self, job: Job) -> Done {
+    /// Does one job on the slot with these cores.
+    fn work(&self, job: Job, cores: &[usize]) -> Done {
         match job {
-            Job::Build(student) => self.build(student),
-            Job::Run { student, run, command, limits, alone } => {
-                let outcome = if alone {
-                    let _only_this = self.machine.write().unwrap_or_else(|e| e.into_inner());
-                    self.sandbox.run(&command, &limits)
-                } else {
-                    let _shared = self.machine.read().unwrap_or_else(|e| e.into_inner());
-                    self.sandbox.run(&command, &limits)
-                };
+            Job::Build(student) => self.build(student, cores),
+            Job::Run { student, run, command, limits } => {
+                let pinned = command.clone().cpus(cores.iter().copied());
+                let outcome = self.sandbox.run(&pinned, &limits).map(|mut outcome| {
+                    outcome.stderr = self.suite.launch.quiet(std::mem::take(&mut outcome.stderr));
+                    outcome
+                });
                 Done::Ran { student, run, command, outcome }
             }
         }
     }
 
-    fn build(&self, student: usize) -> Done {
+    fn build(&self, student: usize, cores: &[usize]) -> Done {
         let submission = &self.submissions[student];
         let digest = match build::content_hash(&submission.path) {
             Ok(digest) => digest,
@@ -193,8 +191,8 @@ impl Context<'_> {
         if let Some(done) = self.reuse(student, &key) {
             return done;
         }
-        let _shared = self.machine.read().unwrap_or_else(|e| e.into_inner());
-        let built = build::prepare(submission, &self.build_config, &self.options.scratch_root, self.sandbox);
+        let config = BuildConfig { cpus: cores.to_vec(), ..self.build_config.clone() };
+        let built = build::prepare(submission, &config, &self.options.scratch_root, self.sandbox);
         Done::Built { student, key, built }
     }
 
@@ -202,14 +200,13 @@ impl Context<'_> {
     fn reuse(&self, student: usize, key: &Key) -> Option<Done> {
         let store = self.options.store.as_ref()?;
         let build = store.load_build(key)?;
-        let outcomes = match build.verdict {
+        let runs = match build.verdict {
             BuildVerdict::Ok => {
-                let launch = &self.suite.launch;
-                self.plan.iter().map(|run| store.load_run(&run.key(key, launch))).collect::<Option<Vec<_>>>()?
+                self.plan.iter().map(|run| store.load_run(&run.key(key))).collect::<Option<Vec<_>>>()?
             }
             BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => Vec::new(),
         };
-        Some(Done::Reused { student, build, outcomes })
+        Some(Done::Reused { student, build, runs })
     }
 }
 
@@ -222,7 +219,7 @@ pub fn mark(
     reporters: &mut [&mut dyn Reporter],
 ) -> Result<ClassReport, PipelineError> {
     let tests: Vec<&Test> = suite.tests().collect();
-    let environment = environment::describe(suite, options.jobs, sandbox);
+    let environment = environment::describe(suite, &options.slots, sandbox);
     let context = Context {
         suite,
         submissions,
@@ -233,10 +230,10 @@ pub fn mark(
             command: suite.build.command.clone(),
             script: suite.build.script.clone(),
             limits: suite.build.limits,
+            cpus: Vec::new(),
         },
         plan: plan::plan_runs(suite, &tests),
         queue: SharedQueue::default(),
-        machine: RwLock::new(()),
     };
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: tests.len() })?;
     let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -244,12 +241,13 @@ pub fn mark(
     let mut harness_problems = Vec::new();
     let mut progress: HashMap<usize, InProgress> = HashMap::new();
     std::thread::scope(|scope| -> Result<(), PipelineError> {
-        for _ in 0..options.jobs.max(1) {
+        for slot in 0..options.slots.len() {
             let done_tx = done_tx.clone();
             let context = &context;
+            let cores = options.slots.cores(slot);
             scope.spawn(move || {
                 while let Some(job) = context.queue.pop() {
-                    if done_tx.send(context.work(job)).is_err() {
+                    if done_tx.send(context.work(job, cores)).is_err() {
                         return;
                     }
                 }
@@ -278,6 +276,10 @@ pub fn mark(
                     continue;
                 }
                 let entry = progress.remove(&student).expect("present");
+                if entry.interrupted {
+                    finished += 1;
+                    continue;
+                }
                 let report = assemble::student_report(
                     suite,
                     &tests,
@@ -324,20 +326,28 @@ fn receive(
     harness_problems: &mut Vec<String>,
 ) -> usize {
     let store = context.options.store.as_ref();
-    let launch = &context.suite.launch;
     match done {
-        Done::Reused { student, build, outcomes } => {
+        Done::Reused { student, build, runs } => {
             let results = context
                 .plan
                 .iter()
-                .zip(outcomes)
-                .map(|(run, outcome)| {
+                .zip(runs)
+                .map(|(run, stored)| {
                     let command = run.command(std::path::Path::new(&context.suite.srcdir));
-                    Some(RunResult { outcome: Ok(outcome), command, rerun_alone: false })
+                    Some(RunResult { outcome: Ok(stored.outcome), command, attempts: stored.attempts })
                 })
                 .collect::<Vec<_>>();
             let reused = results.len();
-            let entry = InProgress { build: Some(build), build_key: None, _built: None, results, remaining: 0, reused };
+            let entry = InProgress {
+                build: Some(build),
+                build_key: None,
+                _built: None,
+                results,
+                unconfirmed: HashMap::new(),
+                interrupted: false,
+                remaining: 0,
+                reused,
+            };
             progress.insert(student, entry);
             student
         }
@@ -355,56 +365,108 @@ fn receive(
             let (mut remaining, mut reused) = (0, 0);
             for (index, run) in runs.iter().enumerate() {
                 let command = run.command(&built.srcdir);
-                match store.and_then(|store| store.load_run(&run.key(&key, launch))) {
-                    Some(outcome) => {
+                match store.and_then(|store| store.load_run(&run.key(&key))) {
+                    Some(stored) => {
                         reused += 1;
-                        results.push(Some(RunResult { outcome: Ok(outcome), command, rerun_alone: false }));
+                        results.push(Some(RunResult {
+                            outcome: Ok(stored.outcome),
+                            command,
+                            attempts: stored.attempts,
+                        }));
                     }
                     None => {
                         remaining += 1;
                         results.push(None);
-                        let limits = run.limits;
-                        context.queue.push(Job::Run { student, run: index, command, limits, alone: false });
+                        let limits = run.run_limits;
+                        context.queue.push(Job::Run { student, run: index, command, limits });
                     }
                 }
             }
             let build = Some(built.build.clone());
-            progress.insert(
-                student,
-                InProgress { build, build_key: Some(key), _built: Some(built), results, remaining, reused },
-            );
+            let entry = InProgress {
+                build,
+                build_key: Some(key),
+                _built: Some(built),
+                results,
+                unconfirmed: HashMap::new(),
+                interrupted: false,
+                remaining,
+                reused,
+            };
+            progress.insert(student, entry);
             student
         }
         Done::Built { student, built: Err(error), .. } => {
             let name = &context.submissions[student].name;
             harness_problems.push(format!("{name}: could not prepare the submission: {error}"));
-            let entry =
-                InProgress { build: None, build_key: None, _built: None, results: Vec::new(), remaining: 0, reused: 0 };
+            let entry = InProgress {
+                build: None,
+                build_key: None,
+                _built: None,
+                results: Vec::new(),
+                unconfirmed: HashMap::new(),
+                interrupted: false,
+                remaining: 0,
+                reused: 0,
+            };
             progress.insert(student, entry);
+            student
+        }
+        Done::Ran { student, outcome, .. } if killed_by_the_stop(context, &outcome) => {
+            // A scheduler that stops marking (Slurm's scancel, systemd) may signal every process
+            // of the job, the student's program too: that ending is not the program's. Neither
+            // stored nor judged; the student is left for the next marking to finish.
+            if let Some(entry) = progress.get_mut(&student) {
+                entry.interrupted = true;
+                entry.remaining -= 1;
+            }
             student
         }
         Done::Ran { student, run, command, outcome } => {
             let entry = progress.get_mut(&student).expect("runs follow their build");
-            let timed_out = matches!(&outcome, Ok(o) if o.wall_limit_hit || o.cpu_limit_hit);
-            let already_alone = matches!(&entry.results[run], Some(RunResult { rerun_alone: true, .. }));
-            if timed_out && context.options.jobs > 1 && !already_alone {
-                // Others competed for the machine: the limit counts only if it bites alone.
-                let limits = context.plan[run].limits;
-                entry.results[run] = Some(RunResult { outcome, command: command.clone(), rerun_alone: true });
-                context.queue.push(Job::Run { student, run, command, limits, alone: true });
-                return student;
-            }
+            let planned = &context.plan[run];
+            let (outcome, attempts) = match (outcome, entry.unconfirmed.remove(&run)) {
+                (Ok(first), None) if timing::needs_confirmation(&first, &planned.limits) => {
+                    entry.unconfirmed.insert(run, first);
+                    let limits = planned.run_limits;
+                    context.queue.push(Job::Run { student, run, command, limits });
+                    return student;
+                }
+                (Ok(second), Some(first)) => {
+                    let attempts = timing::attempts(&[&first, &second]);
+                    (Ok(timing::counted(first, second)), attempts)
+                }
+                (Ok(only), None) => {
+                    let attempts = timing::attempts(&[&only]);
+                    (Ok(only), attempts)
+                }
+                (Err(error), _) => (Err(error), Vec::new()),
+            };
             if let (Some(store), Some(key), Ok(outcome)) = (store, &entry.build_key, &outcome) {
-                if let Err(error) = store.save_run(&context.plan[run].key(key, launch), outcome) {
+                let stored = StoredRun { outcome: outcome.clone(), attempts: attempts.clone() };
+                if let Err(error) = store.save_run(&planned.key(key), &stored) {
                     let name = &context.submissions[student].name;
                     harness_problems.push(format!("{name}: could not store a result: {error}"));
                 }
             }
-            entry.results[run] = Some(RunResult { outcome, command, rerun_alone: already_alone });
+            entry.results[run] = Some(RunResult { outcome, command, attempts });
             entry.remaining -= 1;
             student
         }
     }
+}
+
+/// Whether a run ended by a signal after marking began to stop (SIGINT, SIGTERM or SIGKILL
+/// without any limit of its own hit): the stop's doing, not the program's.
+fn killed_by_the_stop(context: &Context<'_>, outcome: &Result<RunOutcome, SandboxError>) -> bool {
+    let stopping = context.options.stop.load(Ordering::SeqCst);
+    let by_signal = matches!(
+        outcome,
+        Ok(RunOutcome { exit: crate::sandbox::Exit::Signal(libc::SIGINT | libc::SIGTERM | libc::SIGKILL), .. })
+    );
+    let own_limit =
+        matches!(outcome, Ok(o) if o.wall_limit_hit || o.cpu_limit_hit || o.memory_limit_hit || o.output_limit_hit());
+    stopping && by_signal && !own_limit
 }
 
 /// The submissions without a report (marking was interrupted).

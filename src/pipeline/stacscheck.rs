@@ -2,29 +2,45 @@
 //! each (one test per step, named by its path in the tree) and a [`ClassReport`], announced to
 //! the reporters like [`super::mark`]'s.
 //!
-//! Submissions are marked in parallel (`jobs` workers); the steps of one submission run one
-//! after another, as stacscheck runs them, because build steps compile into the submission's
-//! folder and every later step depends on them. Each submission gets its own copy of the tree
-//! without the `.out` files (their contents are in the plan), so no program can read the
-//! expected outputs.
+//! Submissions are marked in parallel, and so are the steps of one submission between its
+//! builds: a build step compiles into the submission's folder and guards the steps after it,
+//! so it waits for every step before it and runs alone; the test steps up to the next build
+//! run at once, each on a CPU slot of its own ([`super::slots::SlotPool`]). Steps are timed
+//! like a suite's runs ([`super::timing`]): the tree's `timeout` is the CPU limit. Each
+//! submission gets its own copy of the tree without the `.out` files (their contents are in
+//! the plan), so no program can read the expected outputs.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 use crate::build::{self, BuildConfig, BuildVerdict, Submission};
 use crate::report::model::{BuildSection, CheckRow, ClassReport, Environment, PartReport, StudentReport, TestReport};
 use crate::report::{text, Event, Reporter};
 use crate::sandbox::{self, Limits, RunOutcome, Sandbox, SandboxError};
 use crate::stacscheck::{compare::Failure, Plan, Step, StepKind};
+use crate::suite::Launch;
 use crate::verdict::Verdict;
 
-use super::{announce, MarkOptions, PipelineError};
+use super::slots::SlotPool;
+use super::{announce, timing, MarkOptions, PipelineError};
+
+/// What every step of a marking shares.
+struct Marking<'a> {
+    plan: &'a Plan,
+    /// The limits steps are judged against.
+    limits: Limits,
+    launch: &'a Launch,
+    sandbox: &'a Sandbox,
+    options: &'a MarkOptions,
+    pool: SlotPool<'a>,
+}
 
 /// Marks every submission against the tree's plan, telling `reporters` as results come in.
 pub fn mark_tree(
     plan: &Plan,
     limits: Limits,
+    launch: &Launch,
     submissions: &[Submission],
     sandbox: &Sandbox,
     options: &MarkOptions,
@@ -32,23 +48,25 @@ pub fn mark_tree(
 ) -> Result<ClassReport, PipelineError> {
     let environment = Environment {
         limits: crate::environment::describe_limits(&limits),
-        ..crate::environment::describe_machine(options.jobs, sandbox)
+        launch_env: launch.env.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join(" "),
+        ..crate::environment::describe_machine(&options.slots, sandbox)
     };
+    let marking = Marking { plan, limits, launch, sandbox, options, pool: SlotPool::new(&options.slots) };
     let suite = plan.config.practical.clone();
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.steps.len() })?;
     let next = AtomicUsize::new(0);
     let (done_tx, done_rx) = mpsc::channel::<StudentReport>();
     let mut reports = Vec::with_capacity(submissions.len());
     std::thread::scope(|scope| -> Result<(), PipelineError> {
-        for _ in 0..options.jobs.max(1) {
+        for _ in 0..options.slots.len() {
             let done_tx = done_tx.clone();
-            let (next, environment, suite) = (&next, &environment, &suite);
+            let (next, environment, suite, marking) = (&next, &environment, &suite, &marking);
             scope.spawn(move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 if index >= submissions.len() || options.stop.load(Ordering::SeqCst) {
                     return;
                 }
-                let report = mark_one(plan, limits, &submissions[index], sandbox, options, suite, environment);
+                let report = mark_one(marking, &submissions[index], suite, environment);
                 if done_tx.send(report).is_err() {
                     return;
                 }
@@ -96,19 +114,18 @@ fn parts_of(plan: &Plan) -> Vec<(String, Vec<usize>)> {
     parts
 }
 
-fn mark_one(
-    plan: &Plan,
-    limits: Limits,
-    submission: &Submission,
-    sandbox: &Sandbox,
-    options: &MarkOptions,
-    suite: &str,
-    environment: &Environment,
-) -> StudentReport {
-    let config = BuildConfig { srcdir: plan.config.srcdir.clone(), command: Vec::new(), script: String::new(), limits };
-    let (build, results) = match build::prepare(submission, &config, &options.scratch_root, sandbox) {
+fn mark_one(marking: &Marking<'_>, submission: &Submission, suite: &str, environment: &Environment) -> StudentReport {
+    let plan = marking.plan;
+    let config = BuildConfig {
+        srcdir: plan.config.srcdir.clone(),
+        command: Vec::new(),
+        script: String::new(),
+        limits: marking.limits,
+        cpus: Vec::new(),
+    };
+    let (build, results) = match build::prepare(submission, &config, &marking.options.scratch_root, marking.sandbox) {
         Ok(built) if built.build.verdict == BuildVerdict::Ok => {
-            let results = run_steps(plan, limits, &built, sandbox);
+            let results = run_steps(marking, &built);
             (section(&built.build.verdict, &built.build.detail), results)
         }
         Ok(built) => (section(&built.build.verdict, &built.build.detail), Vec::new()),
@@ -169,42 +186,104 @@ fn placeholder() -> TestReport {
     TestReport::new(String::new(), String::new(), String::new(), Verdict::NotRun)
 }
 
-/// Runs every step in order against a copy of the tree without its `.out` files.
-fn run_steps(plan: &Plan, limits: Limits, built: &build::BuiltSubmission, sandbox: &Sandbox) -> Vec<TestReport> {
+/// Runs every step against a copy of the tree without its `.out` files: each build alone once
+/// every step before it has finished, the steps between builds at once.
+fn run_steps(marking: &Marking<'_>, built: &build::BuiltSubmission) -> Vec<TestReport> {
     let tree = built.scratch.path().join("tests");
-    let mut plan = plan.clone();
+    let mut plan = marking.plan.clone();
     if let Err(error) = copy_tree_without_outputs(&plan.root, &tree) {
         let problem = format!("could not copy the test tree: {error}");
         return plan.steps.iter().map(|s| failed(&plan, s, Verdict::HarnessError, &problem)).collect();
     }
     plan.rebase(&tree);
-    let mut reports: Vec<TestReport> = Vec::with_capacity(plan.steps.len());
-    for (index, step) in plan.steps.iter().enumerate() {
-        let passed = |i: usize| reports[i].verdict == Verdict::Accepted;
-        if let Some(build) = plan.blocking_build(index, passed) {
-            let why = format!("skipped: the build {} did not pass", plan.steps[build].id);
-            reports.push(failed(&plan, step, Verdict::NotRun, &why));
-            continue;
-        }
-        let scratchdir = built.scratch.path().join(format!("scratchdir-{index}"));
-        let made = std::fs::create_dir(&scratchdir).and_then(|()| match sandbox.run_as() {
-            Some(ids) => std::os::unix::fs::chown(&scratchdir, Some(ids.uid), Some(ids.gid)),
-            None => Ok(()),
-        });
-        let report = match made {
-            Ok(()) => {
-                let command = step.command(&built.srcdir, &scratchdir);
-                let limits = step_limits(step, limits);
-                let mut report = judge_step(&plan, step, sandbox.run(&command, &limits), &limits);
-                report.command = sandbox::describe(&command);
-                report
-            }
-            Err(error) => failed(&plan, step, Verdict::HarnessError, &format!("no SCRATCHDIR: {error}")),
+    let reports: Mutex<Vec<Option<TestReport>>> = Mutex::new(vec![None; plan.steps.len()]);
+    let mut start = 0;
+    while start < plan.steps.len() {
+        let is_build = |index: usize| plan.steps[index].kind == StepKind::Build;
+        let end = if is_build(start) {
+            start + 1
+        } else {
+            (start..plan.steps.len()).find(|&index| is_build(index)).unwrap_or(plan.steps.len())
         };
-        let _ = std::fs::remove_dir_all(&scratchdir);
-        reports.push(report);
+        let next = AtomicUsize::new(start);
+        let workers = (end - start).min(marking.options.slots.len()).max(1);
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let index = next.fetch_add(1, Ordering::SeqCst);
+                    if index >= end {
+                        return;
+                    }
+                    let blocked = {
+                        let done = reports.lock().unwrap_or_else(|e| e.into_inner());
+                        let passed = |i: usize| done[i].as_ref().is_some_and(|r| r.verdict == Verdict::Accepted);
+                        plan.blocking_build(index, passed)
+                    };
+                    let report = match blocked {
+                        Some(build) => {
+                            let why = format!("skipped: the build {} did not pass", plan.steps[build].id);
+                            failed(&plan, &plan.steps[index], Verdict::NotRun, &why)
+                        }
+                        None => run_step(marking, &plan, index, built),
+                    };
+                    reports.lock().unwrap_or_else(|e| e.into_inner())[index] = Some(report);
+                });
+            }
+        });
+        start = end;
     }
+    let reports = reports.into_inner().unwrap_or_else(|e| e.into_inner());
     reports
+        .into_iter()
+        .zip(&plan.steps)
+        .map(|(report, step)| report.unwrap_or_else(|| step_report(&plan, step, Verdict::NotRun)))
+        .collect()
+}
+
+/// Runs one step on a free slot in a SCRATCHDIR of its own, confirming a time just past the
+/// limit with a second run as the suite pipeline does.
+fn run_step(marking: &Marking<'_>, plan: &Plan, index: usize, built: &build::BuiltSubmission) -> TestReport {
+    let step = &plan.steps[index];
+    let sandbox = marking.sandbox;
+    let scratchdir = built.scratch.path().join(format!("scratchdir-{index}"));
+    let made = std::fs::create_dir(&scratchdir).and_then(|()| match sandbox.run_as() {
+        Some(ids) => std::os::unix::fs::chown(&scratchdir, Some(ids.uid), Some(ids.gid)),
+        None => Ok(()),
+    });
+    if let Err(error) = made {
+        return failed(plan, step, Verdict::HarnessError, &format!("no SCRATCHDIR: {error}"));
+    }
+    let judged = step_limits(step, marking.limits);
+    let run_limits = timing::run_limits(&judged, marking.launch);
+    let mut command = step.command(&built.srcdir, &scratchdir);
+    command.env.extend(marking.launch.env_for(&judged).into_iter().map(|(k, v)| (k.into(), v.into())));
+    let run = || {
+        let outcome =
+            marking.pool.with_slot(|cores| sandbox.run(&command.clone().cpus(cores.iter().copied()), &run_limits));
+        outcome.map(|mut outcome| {
+            outcome.stderr = marking.launch.quiet(std::mem::take(&mut outcome.stderr));
+            outcome
+        })
+    };
+    let (outcome, attempts) = match run() {
+        Ok(first) if timing::needs_confirmation(&first, &judged) => match run() {
+            Ok(second) => {
+                let attempts = timing::attempts(&[&first, &second]);
+                (Ok(timing::counted(first, second)), attempts)
+            }
+            Err(error) => (Err(error), Vec::new()),
+        },
+        Ok(only) => {
+            let attempts = timing::attempts(&[&only]);
+            (Ok(only), attempts)
+        }
+        Err(error) => (Err(error), Vec::new()),
+    };
+    let mut report = judge_step(plan, step, outcome, &judged);
+    report.command = sandbox::describe(&command);
+    report.time_runs = attempts;
+    let _ = std::fs::remove_dir_all(&scratchdir);
+    report
 }
 
 /// The limits of one step. Build steps get at least [`BUILD_WALL`]: compiling a submission on
@@ -226,10 +305,8 @@ fn judge_step(plan: &Plan, step: &Step, run: Result<RunOutcome, SandboxError>, l
         Err(error) => return failed(plan, step, Verdict::HarnessError, &format!("the sandbox failed: {error}")),
     };
     let mut diff = String::new();
-    let (verdict, why) = if run.wall_limit_hit || run.cpu_limit_hit {
-        (Verdict::TimeLimit, format!("killed after the time limit of {:.1} s", limits.wall.as_secs_f64()))
-    } else if run.memory_limit_hit {
-        (Verdict::MemoryLimit, format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20))
+    let (verdict, why) = if let Some(decision) = crate::verdict::limit_decision(&run, limits) {
+        (decision.verdict, decision.explanation)
     } else if run.output_limit_hit() {
         (Verdict::OutputLimit, format!("printed more than {} KiB", limits.output_bytes >> 10))
     } else {

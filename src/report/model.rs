@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::build::BuildVerdict;
-use crate::verdict::Verdict;
+use crate::verdict::{Attempt, Verdict};
 
 /// Everything known about one submission's marking.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -68,8 +68,10 @@ pub struct TestReport {
     pub first_line: String,
     /// The end of what the program printed on standard error.
     pub stderr_tail: String,
-    /// Whether the run hit a time limit beside other runs and was run again alone to confirm it.
-    pub rerun_alone: bool,
+    /// The time figures of every run of the test's program: one, or two when the first ended
+    /// just past the CPU limit and was confirmed (the lower CPU time counts).
+    #[serde(default)]
+    pub time_runs: Vec<Attempt>,
     /// For text comparisons (stacscheck trees): a unified diff of expected and actual output.
     #[serde(default)]
     pub diff: String,
@@ -96,7 +98,7 @@ impl TestReport {
             input: None,
             first_line: String::new(),
             stderr_tail: String::new(),
-            rerun_alone: false,
+            time_runs: Vec::new(),
             diff: String::new(),
         }
     }
@@ -117,8 +119,14 @@ pub struct Environment {
     pub cores: usize,
     pub load_average: String,
     pub jobs: usize,
+    /// Cores each run was pinned to.
+    #[serde(default)]
+    pub cores_per_run: usize,
     pub marked_at: String,
     pub limits: String,
+    /// The environment every run was given (e.g. the JVM's settings), from the suite's launch.
+    #[serde(default)]
+    pub launch_env: String,
     pub isolation: Vec<String>,
 }
 

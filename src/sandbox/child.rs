@@ -1,24 +1,19 @@
-//! Starting the program: a [`Plan`] (command, scratch folder, limits, cgroup to join, the
-//! supervisor's namespaces, a Landlock ruleset) → a spawned `std::process::Child`: the run's
-//! supervisor (see [`super::supervisor`]), in its own process group, whose descendant execs
-//! the program with a scrubbed environment, resource limits, `no_new_privs`, the ruleset, and
-//! (when asked) an unprivileged user.
+//! The program's side of a run: a [`Plan`] (command, scratch folder, limits, user) → an
+//! [`Exec`] (C strings and numbers: working folder, the paths to try, argv, the scrubbed
+//! environment, rlimits, CPUs), which the parked supervisor (`parked.rs`) decodes into a
+//! [`Raw`]; then [`become_program`], in the program's own process, applies the limits,
+//! `no_new_privs`, the Landlock ruleset and the unprivileged user, and execs.
 //!
-//! Everything in `pre_exec` runs between fork and exec in a copy of a multi-threaded process,
-//! so it is limited to plain system calls on values prepared before the fork.
+//! [`become_program`] runs between fork and exec in a copy of a multi-threaded process, so it
+//! is limited to plain system calls on values prepared before.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::io;
 use std::os::fd::RawFd;
-use std::os::unix::process::CommandExt;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Child, Stdio};
 
-use super::{supervisor, Command, Limits, Policy, RunAs};
-
-/// Variables that make the JVM print "Picked up ..." on stderr (polluting every output) or
-/// change its options behind the suite's back.
-const DROPPED_VARS: &[&str] = &["JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"];
+use super::{Command, Limits, Policy, RunAs};
 
 pub(crate) struct Plan<'a> {
     pub cmd: &'a Command,
@@ -27,25 +22,21 @@ pub(crate) struct Plan<'a> {
     /// The program's HOME and TMPDIR.
     pub home: &'a Path,
     pub path: &'a OsStr,
-    pub join_fds: Vec<RawFd>,
     pub rlimits: Vec<Rlimit>,
-    pub supervisor: supervisor::Plan,
-    /// A Landlock ruleset fd to apply in the program.
-    pub landlock: Option<RawFd>,
     pub run_as: Option<RunAs>,
 }
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rlimit {
-    resource: Resource,
-    soft: libc::rlim_t,
-    hard: libc::rlim_t,
+    pub resource: Resource,
+    pub soft: libc::rlim_t,
+    pub hard: libc::rlim_t,
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-type Resource = libc::__rlimit_resource_t;
+pub(crate) type Resource = libc::__rlimit_resource_t;
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-type Resource = libc::c_int;
+pub(crate) type Resource = libc::c_int;
 
 /// The limits to set in the child. Hard limits never exceed the harness's own (raising them
 /// needs privileges the harness may not have).
@@ -93,73 +84,152 @@ pub(crate) fn environment(cmd: &Command, home: &Path, path: &OsStr) -> Vec<(OsSt
         ("TMPDIR".into(), home.as_os_str().to_os_string()),
         ("LANG".into(), "C.UTF-8".into()),
     ];
+    // The harness's own environment never gets here (a marker's JAVA_TOOL_OPTIONS cannot change
+    // a student's run); what the command names is the suite's deliberate launch setting.
     for (key, value) in &cmd.env {
-        if DROPPED_VARS.iter().any(|d| key == d) {
-            continue;
-        }
         env.retain(|(k, _)| k != key);
         env.push((key.clone(), value.clone()));
     }
     env
 }
 
-pub(crate) fn spawn(plan: Plan<'_>) -> io::Result<Child> {
-    let mut command = std::process::Command::new(&plan.cmd.program);
-    command
-        .args(plan.args)
-        .current_dir(&plan.cmd.cwd)
-        .env_clear()
-        .envs(environment(plan.cmd, plan.home, plan.path))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let Plan { join_fds, rlimits, supervisor, landlock, run_as, .. } = plan;
-    let in_child = move || -> io::Result<()> {
-        // SAFETY: only async-signal-safe system calls on values prepared before the fork.
-        unsafe {
-            check(libc::setpgid(0, 0))?;
-            // Joining before anything else runs means every descendant is in the cgroup.
-            for &fd in &join_fds {
-                if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-            // Returns only in the process that becomes the program; the supervisor stays.
-            supervisor::split(&supervisor)?;
-            for r in &rlimits {
-                let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
-                check(libc::setrlimit(r.resource, &value))?;
-            }
-            // No set-user-ID program can give back what is taken away below.
-            check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0))?;
-            if let Some(fd) = landlock {
-                super::landlock::restrict_self(fd)?;
-            }
-            // Joining a cgroup and unsharing needed the privileges given up here.
-            if let Some(ids) = run_as {
-                // The pipes belong to the harness; a program may re-open its own through
-                // /dev/stdin (or /proc/self/fd), which checks the owner.
-                for fd in 0..3 {
-                    check(libc::fchown(fd, ids.uid, ids.gid))?;
-                }
-                check(libc::setgroups(0, std::ptr::null()))?;
-                check(libc::setgid(ids.gid))?;
-                check(libc::setuid(ids.uid))?;
-            }
-            // After the user switch, which clears it: die with the supervisor.
-            check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
-        }
-        Ok(())
-    };
-    // SAFETY: `in_child` is async-signal-safe (see above).
-    unsafe { command.pre_exec(in_child) };
-    command.spawn()
+/// What the program's process needs to exec, built in the harness at run time and sent to the
+/// parked supervisor (see `parked.rs`), which has no allocator to build it with.
+#[derive(Debug, Clone)]
+pub(crate) struct Exec {
+    pub cwd: CString,
+    /// Paths to try in turn, as `execvp` would search `PATH` (of the program's environment).
+    pub candidates: Vec<CString>,
+    pub argv: Vec<CString>,
+    pub envp: Vec<CString>,
+    pub rlimits: Vec<Rlimit>,
+    pub run_as: Option<RunAs>,
+    /// CPUs to pin the supervisor to before it forks (no cpuset cgroup): a bit per CPU.
+    pub affinity: Option<[u64; AFFINITY_WORDS]>,
 }
 
-fn check(r: libc::c_int) -> io::Result<()> {
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
+/// CPUs that fit in an affinity mask sent to a supervisor.
+pub(crate) const AFFINITY_WORDS: usize = 16;
+
+fn c_string(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in the command"))
+}
+
+impl Exec {
+    pub(crate) fn new(plan: &Plan<'_>, affinity: Option<[u64; AFFINITY_WORDS]>) -> io::Result<Exec> {
+        let env = environment(plan.cmd, plan.home, plan.path);
+        let program = plan.cmd.program.as_bytes();
+        let candidates = if program.contains(&b'/') {
+            vec![c_string(program)?]
+        } else {
+            let path = env.iter().find(|(k, _)| k == "PATH").map_or(OsStr::new(""), |(_, v)| v.as_os_str());
+            path.as_bytes()
+                .split(|&b| b == b':')
+                .map(|dir| {
+                    let dir = if dir.is_empty() { &b"."[..] } else { dir };
+                    c_string(&[dir, b"/", program].concat())
+                })
+                .collect::<io::Result<Vec<CString>>>()?
+        };
+        let mut argv = vec![c_string(program)?];
+        for arg in plan.args {
+            argv.push(c_string(arg.as_bytes())?);
+        }
+        let envp = env
+            .iter()
+            .map(|(k, v)| c_string(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+            .collect::<io::Result<Vec<CString>>>()?;
+        Ok(Exec {
+            cwd: c_string(plan.cmd.cwd.as_os_str().as_bytes())?,
+            candidates,
+            argv,
+            envp,
+            rlimits: plan.rlimits.clone(),
+            run_as: plan.run_as,
+            affinity,
+        })
     }
+}
+
+/// The program's last steps, in its own process after the supervisor split: limits,
+/// `no_new_privs`, Landlock, the user switch, then exec. Returns only the errno of what failed.
+///
+/// # Safety
+/// Only in the program's process, between fork and exec: `exec`'s pointers must be valid.
+pub(crate) unsafe fn become_program(exec: &Raw, landlock: Option<RawFd>) -> i32 {
+    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
+    for r in exec.rlimits {
+        let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
+        if libc::setrlimit(r.resource, &value) != 0 {
+            return errno();
+        }
+    }
+    // No set-user-ID program can give back what is taken away below.
+    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+        return errno();
+    }
+    if let Some(fd) = landlock {
+        if let Err(e) = super::landlock::restrict_self(fd) {
+            return e.raw_os_error().unwrap_or(libc::EIO);
+        }
+    }
+    // Joining a cgroup and unsharing needed the privileges given up here.
+    if let Some(ids) = exec.run_as {
+        // The pipes belong to the harness; a program may re-open its own through
+        // /dev/stdin (or /proc/self/fd), which checks the owner.
+        for fd in 0..3 {
+            if libc::fchown(fd, ids.uid, ids.gid) != 0 {
+                return errno();
+            }
+        }
+        // The system calls, not the C library's wrappers: those broadcast the change to every
+        // thread the library believes in, under a lock that a thread of the harness may have
+        // held at the fork, and this process has only the one thread.
+        if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
+            || libc::syscall(libc::SYS_setgid, ids.gid) != 0
+            || libc::syscall(libc::SYS_setuid, ids.uid) != 0
+        {
+            return errno();
+        }
+    }
+    // After the user switch, which clears it: die with the supervisor.
+    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+        return errno();
+    }
+    // The harness ignores SIGPIPE (the Rust runtime does), and an ignored signal stays
+    // ignored across exec: a program must die of a closed pipe as usual.
+    let mut action: libc::sigaction = std::mem::zeroed();
+    action.sa_sigaction = libc::SIG_DFL;
+    libc::sigaction(libc::SIGPIPE, &action, std::ptr::null_mut());
+    // As execvp: a candidate that is missing is skipped; one that is not executable is
+    // remembered; a file without a #! line is run by /bin/sh.
+    let mut failure = libc::ENOENT;
+    for &candidate in exec.candidates {
+        libc::execve(candidate, exec.argv.as_ptr(), exec.envp.as_ptr());
+        let mut e = errno();
+        if e == libc::ENOEXEC {
+            *exec.sh_argv.add(1) = candidate;
+            libc::execve(c"/bin/sh".as_ptr(), exec.sh_argv, exec.envp.as_ptr());
+            e = errno();
+        }
+        match e {
+            libc::ENOENT | libc::ENOTDIR | libc::ESTALE | libc::ENODEV | libc::ETIMEDOUT => {}
+            libc::EACCES => failure = libc::EACCES,
+            other => return other,
+        }
+    }
+    failure
+}
+
+/// An [`Exec`] as the parked supervisor decoded it into its own buffers (see `parked.rs`).
+pub(crate) struct Raw<'a> {
+    pub candidates: &'a [*const libc::c_char],
+    /// NULL-terminated.
+    pub argv: &'a [*const libc::c_char],
+    /// NULL-terminated.
+    pub envp: &'a [*const libc::c_char],
+    /// `/bin/sh`, a slot for the script, then `argv[1..]`, NULL-terminated.
+    pub sh_argv: *mut *const libc::c_char,
+    pub rlimits: &'a [Rlimit],
+    pub run_as: Option<RunAs>,
 }

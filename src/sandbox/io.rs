@@ -1,4 +1,4 @@
-//! The pipes of one run: the child's stdin, stdout and stderr plus an [`ExitWatch`] (an fd
+//! The pipes of one run: our ends of the program's stdin, stdout and stderr plus an [`ExitWatch`] (an fd
 //! that becomes readable when the main process exits) → a [`Pump`] that moves bytes with
 //! non-blocking I/O in one `poll` loop and reports [`Events`].
 //!
@@ -8,7 +8,6 @@
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 use super::procs;
@@ -75,14 +74,13 @@ pub(crate) struct Pump<'a> {
 }
 
 impl<'a> Pump<'a> {
-    /// Take the child's pipes (all made non-blocking on our side).
-    pub(crate) fn new(child: &mut Child, data: &'a [u8], cap: usize) -> io::Result<Pump<'a>> {
-        let stdin = child.stdin.take().map(OwnedFd::from);
-        let stdout = child.stdout.take().map(OwnedFd::from);
-        let stderr = child.stderr.take().map(OwnedFd::from);
-        for fd in [&stdin, &stdout, &stderr].into_iter().flatten() {
+    /// Our ends of the run's pipes: to its stdin, from its stdout and stderr (all made
+    /// non-blocking here).
+    pub(crate) fn new(pipes: [OwnedFd; 3], data: &'a [u8], cap: usize) -> io::Result<Pump<'a>> {
+        for fd in &pipes {
             set_nonblocking(fd.as_raw_fd())?;
         }
+        let [stdin, stdout, stderr] = pipes.map(Some);
         let mut pump = Pump { stdin, data, written: 0, out: Stream::new(stdout, cap), err: Stream::new(stderr, cap) };
         if data.is_empty() {
             pump.close_stdin();

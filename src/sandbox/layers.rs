@@ -49,13 +49,36 @@ impl Sandbox {
             ),
         });
         layers.extend(self.cgroup_layers.iter().cloned());
+        layers.push(match &self.cpuset {
+            Ok(what) => layer(
+                "cpu pinning",
+                true,
+                false,
+                format!("{what}: a run asked for CPUs gets them as its cpuset.cpus, which its programs cannot widen"),
+            ),
+            Err(why) => layer(
+                "cpu pinning",
+                true,
+                false,
+                format!(
+                    "no cpuset ({why}): the supervisor pins itself before it forks, so the whole run inherits \
+                     the CPUs, but a program could widen its own with sched_setaffinity"
+                ),
+            ),
+        });
         let memory_fallback = !self.memory_cgroup_active();
         layers.push(layer(
             "rlimits",
             true,
             true,
             format!(
-                "RLIMIT_CPU = cpu limit + 1 s (backstop), RLIMIT_FSIZE = {} MiB, RLIMIT_CORE = 0{}",
+                "CPU limit on the whole run, from {}; RLIMIT_CPU = cpu limit + 1 s (per-process backstop), \
+                 RLIMIT_FSIZE = {} MiB, RLIMIT_CORE = 0{}",
+                if self.cgroups.as_ref().is_some_and(|c| c.measures_cpu()) {
+                    "its cgroup every 25 ms"
+                } else {
+                    "/proc every 100 ms"
+                },
                 self.policy.file_size_bytes >> 20,
                 if memory_fallback { ", RLIMIT_DATA = memory limit (no memory cgroup)" } else { "" }
             ),

@@ -2,17 +2,20 @@
 //!
 //! A [`Sandbox`] is probed once per marking run ([`Sandbox::probe_with`], with a [`Policy`] made
 //! from an [`Isolation`] mode): it finds out which isolation mechanisms this machine offers
-//! (cgroup v1 or v2 memory and pids controllers, PID and network namespaces, Landlock, an
-//! unprivileged user, a pidfd) and reports them as [`Layer`]s. Then [`Sandbox::run`] may be
-//! called from many threads at once; each call:
+//! (cgroup v1 or v2 memory, pids, cpuset and CPU-time accounting, PID and network namespaces,
+//! Landlock, an unprivileged user, a pidfd) and reports them as [`Layer`]s. Then
+//! [`Sandbox::run`] may be called from many threads at once; each call:
 //!
 //! - makes a fresh run folder (the program's `HOME` and `TMPDIR`) and removes it afterwards;
-//! - starts a per-run supervisor in its own process group, which starts the program with a
-//!   cleared environment, resource limits, and (where available) its own cgroup, PID and
-//!   network namespaces, a Landlock ruleset that leaves it only its scratch copy to write, and
-//!   an unprivileged user (the supervisor's design is described in `sandbox/supervisor.rs`);
+//! - hands the run to a per-run supervisor parked ahead of time in its own process group, cgroup
+//!   and namespaces (`sandbox/parked.rs`, `sandbox/pool.rs`), which pins itself to the run's
+//!   CPUs when no cpuset does, and starts the program with a cleared environment, resource
+//!   limits, a Landlock ruleset that leaves it only its scratch copy to write, and an
+//!   unprivileged user (the supervisor's design is described in `sandbox/supervisor.rs`);
 //! - feeds `stdin` through a pipe and reads stdout and stderr with a byte cap, all from one
 //!   `poll` loop on the calling thread, so that no pipe can block the run past its limits;
+//! - checks the CPU time of the run's whole process tree every few dozen milliseconds and
+//!   kills the tree once it is past the CPU limit;
 //! - on the wall-clock limit sends SIGTERM to the run, then SIGKILL after a grace;
 //! - once the program has exited, makes sure nothing of it is left: the supervisor's namespace
 //!   or subreaper sweep, then the process group and the cgroup.
@@ -43,13 +46,16 @@
 //! ```
 
 mod cgroup;
+mod cgroup_probe;
 mod child;
 mod io;
 #[cfg(test)]
 mod isolation_tests;
 mod landlock;
 mod layers;
+mod parked;
 mod policy;
+mod pool;
 mod procs;
 mod run;
 mod scratch;
@@ -59,7 +65,7 @@ mod tests;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -70,9 +76,13 @@ pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, SYSTEM_FOLDERS};
 /// Resource limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
-    /// Wall-clock time from spawn to exit.
+    /// Wall-clock time from spawn to exit, a backstop for programs that wait: a run still going
+    /// at it is stopped unless its CPU time is still growing (it is computing, slowly because
+    /// the machine is busy), in which case it goes on, up to four times this.
     pub wall: Duration,
-    /// CPU time (user + system) of the process and the children it waited for.
+    /// CPU time (user + system) of the run's whole process tree: checked every few dozen
+    /// milliseconds (from the run's cgroup, else from /proc), and the tree is killed once past
+    /// it; `RLIMIT_CPU` a little above it is a per-process backstop.
     pub cpu: Duration,
     /// Memory of the whole run (cgroup), or of each process (`RLIMIT_DATA`) without cgroups.
     pub memory_bytes: u64,
@@ -90,11 +100,30 @@ pub struct Command {
     pub stdin: Vec<u8>,
     /// Extra variables on top of the scrubbed environment (may override `PATH`, `HOME`...).
     pub env: Vec<(OsString, OsString)>,
+    /// The CPUs (numbers as in `/proc/cpuinfo`) the run's whole process tree may use; empty:
+    /// inherit the harness's. Set as the `cpuset.cpus` of the run's cgroup where the cpuset
+    /// controller is available (the program cannot widen it), else as the affinity of the
+    /// supervisor before it forks anything (which a program could widen with
+    /// `sched_setaffinity`). A CPU the harness may not use is a [`SandboxError::Setup`].
+    pub cpus: Vec<usize>,
 }
 
 impl Command {
     pub fn new(program: impl Into<OsString>, cwd: impl Into<PathBuf>) -> Command {
-        Command { program: program.into(), args: Vec::new(), cwd: cwd.into(), stdin: Vec::new(), env: Vec::new() }
+        Command {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: cwd.into(),
+            stdin: Vec::new(),
+            env: Vec::new(),
+            cpus: Vec::new(),
+        }
+    }
+
+    /// Pin the run's whole process tree to these CPUs (see [`Command::cpus`]).
+    pub fn cpus(mut self, cpus: impl IntoIterator<Item = usize>) -> Command {
+        self.cpus = cpus.into_iter().collect();
+        self
     }
 
     pub fn arg(mut self, arg: impl Into<OsString>) -> Command {
@@ -168,6 +197,20 @@ pub fn signal_name(sig: i32) -> Option<&'static str> {
     })
 }
 
+/// Where [`RunOutcome::cpu`] was measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CpuSource {
+    /// The run's cgroup (`cpuacct.usage` in v1, `cpu.stat` `usage_usec` in v2): every process
+    /// of the run, whoever reaped it, to the microsecond.
+    Cgroup,
+    /// The supervisor's rusage: every process of the run, since the supervisor (or its init)
+    /// reaps them all, at the kernel's tick granularity. Results stored before this field
+    /// existed were measured so.
+    #[default]
+    Rusage,
+}
+
 /// Everything observed about one run. The flags are independent observations; deciding a
 /// verdict from them (in a fixed order) is the caller's job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,7 +218,8 @@ pub struct RunOutcome {
     pub exit: Exit,
     /// The run was still going at the wall-clock limit and was killed.
     pub wall_limit_hit: bool,
-    /// CPU time went past the limit, or the `RLIMIT_CPU` backstop killed it.
+    /// The run's CPU time went past the limit (it was killed then, or ended just past it), or
+    /// the `RLIMIT_CPU` backstop killed a process.
     pub cpu_limit_hit: bool,
     /// The cgroup's OOM killer fired, or the program reported running out of memory
     /// (`java.lang.OutOfMemoryError`; without cgroups also the usual allocation failures).
@@ -186,7 +230,11 @@ pub struct RunOutcome {
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
     pub wall: Duration,
+    /// User + system time of every process of the run.
     pub cpu: Duration,
+    /// Where `cpu` was measured.
+    #[serde(default)]
+    pub cpu_source: CpuSource,
     /// Largest resident set of the process or any child it waited for (`ru_maxrss`).
     pub peak_rss_kb: u64,
     /// Peak memory of the whole cgroup (page cache included), when cgroups are active and the
@@ -228,8 +276,12 @@ pub enum SandboxError {
 pub struct Sandbox {
     scratch_root: PathBuf,
     policy: Policy,
-    cgroups: Option<cgroup::Setup>,
+    cgroups: Option<Arc<cgroup::Setup>>,
     cgroup_layers: Vec<Layer>,
+    /// How runs are pinned to CPUs: by a cpuset (what it is), or why not.
+    cpuset: Result<String, String>,
+    /// Supervisors parked ahead of their runs; made at the first run.
+    pool: OnceLock<pool::Pool>,
     pidfd: Result<(), String>,
     netns: Result<(), String>,
     pidns: Result<(), String>,
@@ -253,10 +305,10 @@ impl Sandbox {
         std::fs::create_dir_all(scratch_root).map_err(scratch_err)?;
         let scratch_root = scratch_root.canonicalize().map_err(scratch_err)?;
         tempfile::Builder::new().prefix("probe-").tempdir_in(&scratch_root).map_err(scratch_err)?;
-        let (cgroups, cgroup_layers) = if policy.use_cgroups {
+        let (cgroups, cgroup_layers, cpuset) = if policy.use_cgroups {
             cgroup::Setup::probe(policy.cgroup_parent.as_deref())
         } else {
-            (None, cgroup::disabled_layers())
+            (None, cgroup::disabled_layers(), Err("cgroups disabled by policy".to_string()))
         };
         let run_as = match policy.run_as {
             None => Ok(None),
@@ -294,8 +346,10 @@ impl Sandbox {
             landlock: if policy.landlock { landlock::probe() } else { Err("disabled by policy".to_string()) },
             scratch_root,
             policy,
-            cgroups,
+            cgroups: cgroups.map(Arc::new),
             cgroup_layers,
+            cpuset,
+            pool: OnceLock::new(),
             run_as,
             copies: Mutex::new(Vec::new()),
         })
@@ -304,6 +358,30 @@ impl Sandbox {
     /// Run one command. Thread-safe: many runs may go on at once.
     pub fn run(&self, cmd: &Command, limits: &Limits) -> Result<RunOutcome, SandboxError> {
         run::run(self, cmd, limits)
+    }
+
+    /// The parked supervisors of this sandbox, made at the first run from what was probed.
+    fn pool(&self) -> &pool::Pool {
+        self.pool.get_or_init(|| {
+            let mut namespaces = 0;
+            if self.netns.is_ok() {
+                namespaces |= libc::CLONE_NEWNET;
+            }
+            if self.pidns.is_ok() {
+                namespaces |= libc::CLONE_NEWPID;
+            }
+            let unshare = procs::unshare_flags(namespaces);
+            pool::Pool::new(pool::Recipe {
+                cgroups: self.cgroups.clone(),
+                pids_max: self.policy.pids_max,
+                plan: supervisor::Plan {
+                    unshare,
+                    map_ids: (unshare & libc::CLONE_NEWUSER != 0).then(|| (procs::uid(), procs::gid())),
+                    report_fd: -1,
+                    harness: std::process::id() as i32,
+                },
+            })
+        })
     }
 
     /// Declare a private copy (a submission's scratch folder): a program whose working folder

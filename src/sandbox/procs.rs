@@ -214,3 +214,68 @@ pub(crate) fn user_ids(name: &str) -> Option<(u32, u32)> {
     }
     Some((entry.pw_uid, entry.pw_gid))
 }
+
+/// The CPUs this process may run on (its affinity).
+pub(crate) fn allowed_cpus() -> io::Result<Vec<usize>> {
+    // SAFETY: zeroed cpu_set_t is a valid out-parameter of the given size.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: see above.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: CPU_ISSET reads the set within its size.
+    Ok((0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) }).collect())
+}
+
+/// CPU time (user + system, own and of reaped children) of `root` and every live descendant,
+/// from /proc, at the kernel's tick granularity: the run's CPU time without a cgroup. A
+/// process's reaped children are in its own figure, and only there, so nothing is counted
+/// twice; only a process that left the tree (reaped by init, outside the run) is missed.
+pub(crate) fn tree_cpu(root: i32) -> Duration {
+    // (pid, ppid, ticks) of every process.
+    let table: Vec<(i32, i32, u64)> = all_pids()
+        .into_iter()
+        .filter_map(|pid| {
+            let raw = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+            let close = raw.iter().rposition(|&b| b == b')')?;
+            let rest = String::from_utf8_lossy(&raw[close + 1..]).into_owned();
+            // After the name: state ppid ... utime(14) stime(15) cutime(16) cstime(17).
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let ppid = fields.get(1)?.parse().ok()?;
+            let ticks = fields.get(11..15)?.iter().filter_map(|f| f.parse::<u64>().ok()).sum();
+            Some((pid, ppid, ticks))
+        })
+        .collect();
+    let mut tree = vec![root];
+    let mut ticks = 0;
+    let mut next = 0;
+    while next < tree.len() {
+        let parent = tree[next];
+        next += 1;
+        for &(pid, ppid, t) in &table {
+            if pid == parent {
+                ticks += t;
+            }
+            if ppid == parent && !tree.contains(&pid) {
+                tree.push(pid);
+            }
+        }
+    }
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Duration::from_micros(ticks * 1_000_000 / hz)
+}
+
+/// CPUs as the kernel writes a list (`0-2,5`), for a cpuset.
+pub(crate) fn cpu_list(cpus: &[usize]) -> String {
+    let mut sorted = cpus.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    sorted.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// The children of `pid` (from /proc; none if the kernel does not list them).
+pub(crate) fn children(pid: i32) -> Vec<i32> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    text.split_whitespace().filter_map(|p| p.parse().ok()).collect()
+}

@@ -1,7 +1,9 @@
 //! One run from start to finish: a [`Command`] and its [`Limits`] → a [`RunOutcome`].
 //!
-//! The harness's child is the run's supervisor (see [`super::supervisor`]), which reports the
-//! program's wait status through a pipe. Killing spares the supervisor at first (it must live
+//! The harness's child is the run's supervisor (see [`super::supervisor`]), parked ahead of the
+//! run (see [`super::parked`]) and handed the run when it starts; it reports the program's wait
+//! status through a pipe. While the program runs, the CPU time of the whole run is read every
+//! few dozen milliseconds, and the run is killed once it is past the CPU limit. Killing spares the supervisor at first (it must live
 //! to sweep what escaped the process group, and to report); only if the run is still there a
 //! second later is the supervisor killed too.
 //!
@@ -13,11 +15,30 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use super::cgroup::RunCgroup;
+use super::child::{self, Exec, AFFINITY_WORDS};
 use super::io::{ExitWatch, Pump};
 use super::landlock::Ruleset;
+use super::parked::{Fds, Parked};
 use super::scratch::{self, RunFolder};
-use super::supervisor::{self, Report};
-use super::{child, procs, Command, Exit, Limits, RunOutcome, Sandbox, SandboxError};
+use super::supervisor::Report;
+use super::{procs, Command, CpuSource, Exit, Limits, RunOutcome, Sandbox, SandboxError};
+
+/// How much more wall-clock time a run still computing at its wall limit is given at a time.
+const WALL_EXTENSION: Duration = Duration::from_secs(1);
+/// A run is stopped at this many times its wall limit even if it is still computing.
+const WALL_CAP_FACTOR: u32 = 4;
+/// The share of one core a run must have used since the last look to count as computing: a
+/// program starved on a machine with a load of 50 per core still gets this much; one that
+/// sleeps or blocks gets nothing.
+const STILL_COMPUTING: f64 = 0.01;
+
+/// Whether the run's CPU time grew by at least [`STILL_COMPUTING`] of the wall time since the
+/// last look (`mark`: when that was and the CPU time then), and moves the mark to now.
+fn still_computing(mark: &mut (Instant, Duration), now: Instant, cpu: Duration) -> bool {
+    let (then, cpu_then) = *mark;
+    *mark = (now, cpu);
+    cpu.saturating_sub(cpu_then).as_secs_f64() >= STILL_COMPUTING * now.saturating_duration_since(then).as_secs_f64()
+}
 
 /// While the program is being killed, signals are repeated this often (the cgroup may list
 /// new processes forked just before the first signal); the second round includes the
@@ -37,11 +58,21 @@ enum Phase {
 /// the whole run and reaps it, so that no error path leaks processes.
 struct Running {
     pid: i32,
+    /// The supervisor's only child is the init of the run's PID namespace.
+    init: bool,
     cgroup: Option<RunCgroup>,
     reaped: bool,
 }
 
 impl Running {
+    /// CPU time of the whole run so far: its cgroup's, else the supervisor's tree in /proc.
+    fn tree_cpu(&self) -> Duration {
+        match self.cgroup.as_ref().and_then(RunCgroup::cpu_time) {
+            Some(cpu) => cpu,
+            None => procs::tree_cpu(self.pid),
+        }
+    }
+
     fn signal_all(&self, sig: i32) {
         procs::signal_group(self.pid, sig);
         if let Some(cg) = &self.cgroup {
@@ -49,13 +80,16 @@ impl Running {
         }
     }
 
-    /// SIGKILL every process of the run but the supervisor (with a PID namespace, its init
-    /// is among them, and takes the whole namespace with it).
+    /// SIGKILL every process of the run but the supervisor and, with a PID namespace, its init,
+    /// which then kills and reaps the rest of the namespace (so that their CPU time is counted).
     fn kill_all_but_supervisor(&self) {
+        let spared: Vec<i32> =
+            std::iter::once(self.pid).chain(if self.init { procs::children(self.pid) } else { Vec::new() }).collect();
         let mut pids = procs::group_members(self.pid, self.pid);
         if let Some(cg) = &self.cgroup {
-            pids.extend(cg.members().into_iter().filter(|&p| p != self.pid));
+            pids.extend(cg.members());
         }
+        pids.retain(|p| !spared.contains(p));
         for pid in pids {
             // SAFETY: kill(2) has no memory-safety preconditions.
             unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -78,19 +112,137 @@ fn os(what: &'static str) -> impl FnOnce(std::io::Error) -> SandboxError {
     move |source| SandboxError::Os { what, source }
 }
 
-/// A close-on-exec pipe: (read end, non-blocking; write end).
-fn report_pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+/// How often the run's CPU time is read: a cgroup file is cheap; a walk of /proc (without a
+/// cgroup) costs a millisecond or so.
+const CPU_CHECK_CGROUP: Duration = Duration::from_millis(25);
+const CPU_CHECK_PROC: Duration = Duration::from_millis(100);
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut ends = [0 as RawFd; 2];
     // SAFETY: pointer to a live array of two fds.
-    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: both fds were just created and are owned by nobody else.
     Ok(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
 }
 
+/// The run's CPUs: as a list for its cpuset, or (no cpuset) as an affinity mask for its
+/// supervisor; neither when the command does not ask.
+fn pinning(sb: &Sandbox, cpus: &[usize]) -> Result<(Option<String>, Option<[u64; AFFINITY_WORDS]>), SandboxError> {
+    if cpus.is_empty() {
+        return Ok((None, None));
+    }
+    let allowed = procs::allowed_cpus().map_err(os("sched_getaffinity"))?;
+    if let Some(cpu) = cpus.iter().find(|c| !allowed.contains(c) || **c >= AFFINITY_WORDS * 64) {
+        return Err(SandboxError::Setup(format!(
+            "CPU {cpu} is not one the harness may use ({})",
+            procs::cpu_list(&allowed)
+        )));
+    }
+    if sb.cgroups.as_ref().is_some_and(|c| c.has_cpuset()) {
+        return Ok((Some(procs::cpu_list(cpus)), None));
+    }
+    let mut mask = [0u64; AFFINITY_WORDS];
+    for &cpu in cpus {
+        mask[cpu / 64] |= 1 << (cpu % 64);
+    }
+    Ok((None, Some(mask)))
+}
+
+/// Wait until the program has exec'd (the exec-error pipe closes) or failed to (it carries the
+/// errno); `None` if neither happens within `timeout`.
+fn exec_status(fd: &OwnedFd, timeout: Duration) -> Option<Result<(), std::io::Error>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let mut pfd = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        let left = deadline.saturating_duration_since(Instant::now());
+        let ms = left.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: one live pollfd.
+        let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if n == 0 {
+            return None;
+        }
+        if n < 0 {
+            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Some(Err(std::io::Error::last_os_error()));
+        }
+        let mut errno = [0u8; 4];
+        // SAFETY: reading into a live buffer of the given length.
+        let got = unsafe { libc::read(fd.as_raw_fd(), errno.as_mut_ptr().cast(), 4) };
+        return Some(match got {
+            4 => Err(std::io::Error::from_raw_os_error(i32::from_ne_bytes(errno))),
+            _ => Ok(()),
+        });
+    }
+}
+
+/// Hand the run to a parked supervisor (one from the pool, else one parked now) and wait for
+/// the program's exec. Returns the running supervisor.
+fn start(
+    sb: &Sandbox,
+    cmd: &Command,
+    limits: &Limits,
+    exec: &Exec,
+    cpus: Option<&str>,
+    landlock: Option<RawFd>,
+) -> Result<(Running, [OwnedFd; 3], OwnedFd, Instant), SandboxError> {
+    let pool = sb.pool();
+    let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
+    let mut from_pool = pool.take().filter(|p| p.fits(exec));
+    loop {
+        let retry = from_pool.is_some();
+        let mut parked = match from_pool.take() {
+            Some(p) => p,
+            None => pool.recipe().park(Parked::capacity_for(exec))?,
+        };
+        if let Some(cg) = parked.cgroup_mut() {
+            cg.prepare(limits.memory_bytes, cpus)?;
+        }
+        let (stdin_read, stdin_write) = pipe().map_err(os("pipes"))?;
+        let (stdout_read, stdout_write) = pipe().map_err(os("pipes"))?;
+        let (stderr_read, stderr_write) = pipe().map_err(os("pipes"))?;
+        let (report_read, report_write) = pipe().map_err(os("report pipe"))?;
+        let (error_read, error_write) = pipe().map_err(os("exec-error pipe"))?;
+        let fds = Fds {
+            stdin: stdin_read.as_raw_fd(),
+            stdout: stdout_write.as_raw_fd(),
+            stderr: stderr_write.as_raw_fd(),
+            report: report_write.as_raw_fd(),
+            exec_error: error_write.as_raw_fd(),
+            landlock,
+        };
+        let started = Instant::now();
+        let (pid, cgroup, sent) = parked.go(exec, &fds);
+        // Only the run's processes may hold the other ends now.
+        drop((stdin_read, stdout_write, stderr_write, report_write, error_write));
+        let running = Running { pid, init: sb.pidns.is_ok(), cgroup, reaped: false };
+        if let Err(e) = sent {
+            // A pooled supervisor that died while parked: park a fresh one.
+            if retry {
+                drop(running);
+                continue;
+            }
+            return Err(spawn_err(e));
+        }
+        match exec_status(&error_read, limits.wall.max(Duration::from_secs(5))) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(spawn_err(e)),
+            None => return Err(spawn_err(std::io::Error::from(std::io::ErrorKind::TimedOut))),
+        }
+        // Read once the supervisor has exited; never waited on.
+        // SAFETY: fcntl on an fd we own.
+        unsafe { libc::fcntl(report_read.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        return Ok((running, [stdin_write, stdout_read, stderr_read], report_read, started));
+    }
+}
+
 pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOutcome, SandboxError> {
     let run_as = sb.run_as();
+    let (cpuset, affinity) = pinning(sb, &cmd.cpus)?;
     let folder = RunFolder::new(&sb.scratch_root, run_as)?;
     let (args, inputs) = folder.stage_inputs(&cmd.args, run_as)?;
     let ruleset = match &sb.landlock {
@@ -100,58 +252,59 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         }
         Err(_) => None,
     };
-    let cgroup = match &sb.cgroups {
-        Some(setup) => Some(setup.create(limits, sb.policy.pids_max)?),
-        None => None,
-    };
     let memory_cgroup = sb.memory_cgroup_active();
-    let (report_read, report_write) = report_pipe().map_err(os("report pipe"))?;
-    let mut namespaces = 0;
-    if sb.netns.is_ok() {
-        namespaces |= libc::CLONE_NEWNET;
-    }
-    if sb.pidns.is_ok() {
-        namespaces |= libc::CLONE_NEWPID;
-    }
-    let unshare = procs::unshare_flags(namespaces);
     let plan = child::Plan {
         cmd,
         args: &args,
         home: &folder.home,
         path: &sb.policy.path,
-        join_fds: cgroup.as_ref().map(RunCgroup::join_fds).unwrap_or_default(),
         rlimits: child::rlimits(limits, &sb.policy, !memory_cgroup),
-        supervisor: supervisor::Plan {
-            unshare,
-            map_ids: (unshare & libc::CLONE_NEWUSER != 0).then(|| (procs::uid(), procs::gid())),
-            report_fd: report_write.as_raw_fd(),
-            harness: std::process::id() as i32,
-        },
-        landlock: ruleset.as_ref().map(Ruleset::raw_fd),
         run_as,
     };
-    let started = Instant::now();
-    let spawned = child::spawn(plan);
-    drop(report_write);
+    let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
+    let exec = Exec::new(&plan, affinity).map_err(spawn_err)?;
+    let (mut running, pipes, report_read, started) =
+        start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd))?;
     drop(ruleset);
-    let mut child = spawned
-        .map_err(|source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source })?;
-    let mut running = Running { pid: child.id() as i32, cgroup, reaped: false };
     let pid = running.pid;
     let watch = ExitWatch::new(pid, sb.pidfd.is_ok()).map_err(os("watching the program"))?;
-    let mut pump = Pump::new(&mut child, &cmd.stdin, limits.output_bytes).map_err(os("pipes"))?;
+    let mut pump = Pump::new(pipes, &cmd.stdin, limits.output_bytes).map_err(os("pipes"))?;
 
-    let deadline = started + limits.wall;
+    // The wall-clock limit stops programs that wait, not programs that compute slowly because the
+    // machine is busy: at the deadline, a run whose CPU time still grows is given more time, in
+    // steps, up to a hard cap (see `STILL_COMPUTING`).
+    let mut deadline = started + limits.wall;
+    let hard_deadline = started + limits.wall.saturating_mul(WALL_CAP_FACTOR);
+    let mut progress_mark = (started, Duration::ZERO);
+    let cpu_period =
+        if running.cgroup.as_ref().is_some_and(|c| c.cpu_time().is_some()) { CPU_CHECK_CGROUP } else { CPU_CHECK_PROC };
+    let mut next_cpu_check = started + cpu_period;
     let mut phase = Phase::Running;
     let mut wall_limit_hit = false;
+    let mut cpu_killed = false;
     let exited_at = loop {
         let now = Instant::now();
         let until = match phase {
             Phase::Running => deadline,
             Phase::Terminating(at) | Phase::Killed(at) => at,
         };
+        let watching_cpu = !matches!(phase, Phase::Killed(_));
+        if watching_cpu && now >= next_cpu_check {
+            next_cpu_check = now + cpu_period;
+            if running.tree_cpu() > limits.cpu {
+                cpu_killed = true;
+                running.kill_all_but_supervisor();
+                phase = Phase::Killed(now + RESIGNAL);
+                continue;
+            }
+        }
         if now >= until {
             match phase {
+                Phase::Running
+                    if now < hard_deadline && still_computing(&mut progress_mark, now, running.tree_cpu()) =>
+                {
+                    deadline = (now + WALL_EXTENSION).min(hard_deadline);
+                }
                 Phase::Running => {
                     wall_limit_hit = true;
                     // The supervisor blocks it; the program may end cleanly.
@@ -169,7 +322,8 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
             }
             continue;
         }
-        let events = pump.step(Some(watch.fd()), until - now).map_err(os("pipes"))?;
+        let wake = if watching_cpu { until.min(next_cpu_check) } else { until };
+        let events = pump.step(Some(watch.fd()), wake.saturating_duration_since(now)).map_err(os("pipes"))?;
         if events.exited {
             break Instant::now();
         }
@@ -217,30 +371,35 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         pump.close_all();
     }
 
-    let (oom_kills, memory_peak_bytes) = match running.cgroup.take() {
+    let (oom_kills, memory_peak_bytes, cgroup_cpu) = match running.cgroup.take() {
         Some(cg) => {
-            let stats = (cg.oom_kills(), cg.peak_bytes());
+            let stats = (cg.oom_kills(), cg.peak_bytes(), cg.cpu_time());
             cg.remove()?;
             stats
         }
-        None => (0, None),
+        None => (0, None, None),
     };
     folder.remove()?;
 
+    let (cpu, cpu_source) = match cgroup_cpu {
+        Some(cpu) => (cpu, CpuSource::Cgroup),
+        None => (reaped.cpu, CpuSource::Rusage),
+    };
     let stderr = std::mem::take(&mut pump.err.buf);
     let memory_limit_hit =
         oom_kills > 0 || memory_reported(exit, &stderr, !memory_cgroup, reaped.max_rss_kb, limits.memory_bytes);
     Ok(RunOutcome {
         exit,
         wall_limit_hit,
-        cpu_limit_hit: exit == Exit::Signal(libc::SIGXCPU) || reaped.cpu > limits.cpu,
+        cpu_limit_hit: cpu_killed || exit == Exit::Signal(libc::SIGXCPU) || cpu > limits.cpu,
         memory_limit_hit,
         stdout: std::mem::take(&mut pump.out.buf),
         stdout_truncated: pump.out.truncated,
         stderr_truncated: pump.err.truncated,
         stderr,
         wall: exited_at - started,
-        cpu: reaped.cpu,
+        cpu,
+        cpu_source,
         peak_rss_kb: reaped.max_rss_kb,
         memory_peak_bytes,
         leftovers_killed: leftovers,
@@ -265,4 +424,20 @@ fn memory_reported(exit: Exit, stderr: &[u8], fallback: bool, rss_kb: u64, limit
             || says("out of memory")
             || says("insufficient memory")
             || rss_kb.saturating_mul(1024) >= limit / 10 * 9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_computes_while_its_cpu_time_grows_by_a_share_of_a_core() {
+        let start = Instant::now();
+        let mut mark = (start, Duration::ZERO);
+        let later = start + Duration::from_secs(10);
+        assert!(still_computing(&mut mark, later, Duration::from_millis(500)), "5% of a core: starved, computing");
+        assert_eq!(mark, (later, Duration::from_millis(500)));
+        let asleep = later + Duration::from_secs(1);
+        assert!(!still_computing(&mut mark, asleep, Duration::from_millis(501)), "0.1% of a core: waiting");
+    }
 }

@@ -2,15 +2,18 @@
 //! [`Report`] (the program's own wait status, and whether it left processes behind) read back
 //! by the harness once the run is over.
 //!
-//! The harness's direct child is the *supervisor* (S). It never execs; it stays in the
-//! harness's PID namespace, keeps its privileges, ignores every signal but SIGKILL, and holds
-//! no fd but its report pipe. What it starts depends on the machine:
+//! The harness's direct child is the *supervisor* (S), forked ahead of its run (`parked.rs`):
+//! [`prepare`] does what needs no run (namespaces, subreaper, signals blocked), [`split`] the
+//! rest once the run has arrived. S never execs; it stays in the harness's PID namespace, keeps
+//! its privileges, ignores every signal but SIGKILL, and holds no fd but its report pipe. What
+//! it starts depends on the machine:
 //!
 //! - **PID namespace** (root, or an unprivileged user namespace): S unshares `CLONE_NEWPID`
 //!   and forks an *init* (I), PID 1 of the new namespace, which forks the *program* (P, PID 2)
-//!   and reaps orphans until P exits. When I exits, the kernel kills every process left in the
-//!   namespace, so nothing of the run survives its main process: not a `setsid` escaper, not a
-//!   fork bomb mid-fork. P is not PID 1, so its signals behave as usual (PID 1 would ignore a
+//!   and reaps orphans until P exits, then kills and reaps whatever is left (so that its CPU
+//!   time is counted in I's rusage, which the kernel's own teardown would not do). When I
+//!   exits, the kernel kills every process left in the namespace all the same, so nothing of
+//!   the run survives its main process: not a `setsid` escaper, not a fork bomb mid-fork. P is not PID 1, so its signals behave as usual (PID 1 would ignore a
 //!   SIGTERM or its own `kill -SEGV`); and P cannot signal I (a namespace's init ignores the
 //!   signals it has no handler for) nor see S.
 //! - **Subreaper** (no PID namespace): S becomes a child subreaper and forks P itself, so that
@@ -26,7 +29,8 @@
 //! Every function here runs between fork and exec in a copy of a multi-threaded process: plain
 //! system calls on values prepared before the fork. Processes are made with the raw `clone`
 //! system call, not `fork(3)`, which would run the C library's fork handlers and could block
-//! forever on a lock another harness thread held at the first fork.
+//! forever on a lock another harness thread held at the first fork; for the same reason the C
+//! library's wrappers that act on every thread (`setuid` and its kin) are not used either.
 
 use std::ffi::CStr;
 use std::io;
@@ -94,7 +98,7 @@ fn check(r: libc::c_int) -> io::Result<()> {
 }
 
 /// A new process sharing nothing (a fork without the C library's fork handlers).
-unsafe fn clone_process() -> io::Result<libc::pid_t> {
+pub(crate) unsafe fn clone_process() -> io::Result<libc::pid_t> {
     let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0usize, 0usize, 0usize, 0usize);
     if pid < 0 {
         return Err(io::Error::last_os_error());
@@ -149,7 +153,7 @@ fn format_u32(mut n: u32, out: &mut [u8]) -> usize {
 }
 
 /// Close every fd except those in `keep` (sorted ascending).
-unsafe fn close_all_but(keep: &[RawFd]) {
+pub(crate) unsafe fn close_all_but(keep: &[RawFd]) {
     let mut from: libc::c_uint = 0;
     for &fd in keep {
         if fd as libc::c_uint > from {
@@ -180,13 +184,15 @@ unsafe fn set_signal_mask(how: libc::c_int, set: &libc::sigset_t, old: Option<&m
     libc::sigprocmask(how, set, old_ptr);
 }
 
-/// Split the child: returns `Ok` only in the process that must exec the program; the
-/// supervisor (and the init) never return. An `Err` before the split is reported by the
-/// standard library's spawn like any other pre-exec failure.
+/// The part of the split that can be done before the run is known (by a parked supervisor):
+/// die with the harness, unshare the namespaces, become a subreaper without a PID namespace,
+/// and block every signal (so that a signal to the run's process group, such as the wall
+/// limit's SIGTERM, or from the program cannot end the supervisor before it reports).
+/// Returns the signal mask the program must get back.
 ///
 /// # Safety
-/// Only in a freshly forked child, between fork and exec.
-pub(crate) unsafe fn split(plan: &Plan) -> io::Result<()> {
+/// Only in a freshly forked child of the harness.
+pub(crate) unsafe fn prepare(plan: &Plan) -> io::Result<libc::sigset_t> {
     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
     if libc::getppid() != plan.harness {
         libc::_exit(1);
@@ -202,25 +208,24 @@ pub(crate) unsafe fn split(plan: &Plan) -> io::Result<()> {
     if !plan.pid_namespace() {
         check(libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0))?;
     }
-    // Blocked from here in S (and I), so that a signal to the run's process group (the wall
-    // limit's SIGTERM) or from the program cannot end the supervisor before it reports.
     let mut all: libc::sigset_t = std::mem::zeroed();
     libc::sigfillset(&mut all);
     let mut before: libc::sigset_t = std::mem::zeroed();
     set_signal_mask(libc::SIG_SETMASK, &all, Some(&mut before));
+    Ok(before)
+}
+
+/// Split the prepared child: returns `Ok` only in the process that must exec the program
+/// (with the signal mask `before` back); the supervisor (and the init) never return.
+///
+/// # Safety
+/// Only in a child after [`prepare`], with `plan.report_fd` open.
+pub(crate) unsafe fn split(plan: &Plan, before: &libc::sigset_t) -> io::Result<()> {
     let mut status_pipe = [0 as RawFd; 2];
     if libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-        let err = io::Error::last_os_error();
-        set_signal_mask(libc::SIG_SETMASK, &before, None);
-        return Err(err);
+        return Err(io::Error::last_os_error());
     }
-    let child = match clone_process() {
-        Ok(pid) => pid,
-        Err(err) => {
-            set_signal_mask(libc::SIG_SETMASK, &before, None);
-            return Err(err);
-        }
-    };
+    let child = clone_process()?;
     if child == 0 {
         if plan.pid_namespace() {
             let program = clone_process()?;
@@ -231,13 +236,14 @@ pub(crate) unsafe fn split(plan: &Plan) -> io::Result<()> {
         // The program: its own signal mask back, none of the supervisor's fds.
         libc::close(status_pipe[0]);
         libc::close(status_pipe[1]);
-        set_signal_mask(libc::SIG_SETMASK, &before, None);
+        set_signal_mask(libc::SIG_SETMASK, before, None);
         return Ok(());
     }
     libc::close(status_pipe[1]);
     let mut keep = [status_pipe[0], plan.report_fd];
     keep.sort_unstable();
-    // Above all the standard library's error pipe: its parent waits for every copy to close.
+    // Every copy of the run's pipes and of the harness's socket goes: only the program's may
+    // keep a pipe open.
     close_all_but(&keep);
     supervise(plan, child, status_pipe[0])
 }
@@ -258,14 +264,24 @@ unsafe fn init(program: libc::pid_t, status_fd: RawFd) -> ! {
         }
     }
     // P's children were re-parented to us before P's exit was reported: any still alive are
-    // leftovers (zombies are reaped and do not count).
-    let leftovers = loop {
+    // leftovers (zombies are reaped and do not count). They are killed and reaped here rather
+    // than left to the kernel's teardown of the namespace, which reaps without adding their
+    // CPU time to ours (and so to the supervisor's rusage, the run's figure without cgroups).
+    let mut leftovers = false;
+    loop {
         let mut ignored = 0;
         let r = libc::wait4(-1, &mut ignored, libc::WNOHANG, std::ptr::null_mut());
-        if r <= 0 {
-            break r == 0;
+        if r > 0 || (r < 0 && last_errno() == libc::EINTR) {
+            continue;
         }
-    };
+        if r < 0 {
+            break;
+        }
+        leftovers = true;
+        // From a namespace's init: every other process of the namespace.
+        libc::kill(-1, libc::SIGKILL);
+        libc::wait4(-1, &mut ignored, 0, std::ptr::null_mut());
+    }
     write_report(status_fd, status, if leftovers { FLAG_LEFTOVERS } else { 0 });
     libc::_exit(0)
 }

@@ -221,17 +221,86 @@ fn memory_hog_hits_the_limit() {
 }
 
 #[test]
-fn cpu_limit_backstop() {
+fn cpu_limit_kills_a_busy_loop() {
     let (tmp, sb) = sandbox();
     let mut lim = limits(20_000);
     lim.cpu = Duration::from_millis(300);
     let out = sb.run(&sh(&tmp, "while :; do :; done"), &lim).unwrap();
     assert!(out.cpu_limit_hit, "{out:?}");
     assert!(!out.wall_limit_hit);
-    assert_eq!(out.exit, Exit::Signal(libc::SIGXCPU));
+    // Killed by the tree's CPU check, or (it reads /proc only every 100 ms) the RLIMIT_CPU
+    // backstop.
+    assert!(matches!(out.exit, Exit::Signal(libc::SIGKILL | libc::SIGXCPU)), "{out:?}");
     assert!(out.cpu >= Duration::from_millis(300));
 }
 
+/// Two busy children in the background, the script waiting: the tree is killed once the
+/// three together have used the limit, not when each has.
+#[test]
+fn cpu_limit_holds_for_the_whole_tree() {
+    for policy in [Policy::default(), no_cgroups()] {
+        let (tmp, sb) = sandbox_with(policy.clone());
+        let mut lim = limits(10_000);
+        lim.cpu = Duration::from_secs(1);
+        let script = "busy() { while :; do :; done; }; busy & busy & wait";
+        let out = sb.run(&Command::new("/bin/bash", tmp.path()).args(["-c", script]), &lim).unwrap();
+        let what = format!("cgroups {}: {out:?}", policy.use_cgroups);
+        assert!(out.cpu_limit_hit && !out.wall_limit_hit, "{what}");
+        assert!(out.cpu >= Duration::from_secs(1) && out.cpu < Duration::from_millis(1500), "{what}");
+        let expected = if sb.cgroups.is_some() { CpuSource::Cgroup } else { CpuSource::Rusage };
+        assert_eq!(out.cpu_source, expected, "{what}");
+    }
+}
+
+/// A process orphaned inside the run (its parent exited without waiting) is reaped by the
+/// run's init or subreaper, and its CPU time is the run's.
+#[test]
+fn cpu_of_orphans_is_counted() {
+    for policy in [Policy::default(), no_cgroups(), Policy { pid_namespace: false, ..no_cgroups() }] {
+        let (tmp, sb) = sandbox_with(policy);
+        let script = r#"mkfifo "$HOME/f"
+            ( ( i=0; while [ $i -lt 60000 ]; do i=$((i+1)); done; echo > "$HOME/f" ) & )
+            read x < "$HOME/f""#;
+        let out = sb.run(&Command::new("/bin/bash", tmp.path()).args(["-c", script]), &limits(10_000)).unwrap();
+        assert_eq!(out.exit, Exit::Code(0), "{out:?}");
+        assert!(out.cpu >= Duration::from_millis(100), "{out:?}");
+    }
+}
+
+/// The CPUs of a kernel list (`0-2,5`).
+fn cpus_of(list: &str) -> Vec<usize> {
+    list.split(',')
+        .filter_map(|part| match part.split_once('-') {
+            Some((a, b)) => Some((a.parse().ok()?..=b.parse().ok()?).collect::<Vec<usize>>()),
+            None => Some(vec![part.parse().ok()?]),
+        })
+        .flatten()
+        .collect()
+}
+
+#[test]
+fn a_pinned_run_sees_only_its_cpu() {
+    let allowed = procs::allowed_cpus().unwrap();
+    for policy in [Policy::default(), no_cgroups()] {
+        let (tmp, sb) = sandbox_with(policy);
+        // A child of the shell reads it: the whole tree is pinned.
+        let cpus_seen = |cpus: Vec<usize>| {
+            let out = sb.run(&sh(&tmp, "cat /proc/self/status").cpus(cpus), &limits(5000)).unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            let line = text.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap_or_default();
+            cpus_of(line.trim())
+        };
+        for cpu in [0, 1].into_iter().filter(|c| allowed.contains(c)) {
+            assert_eq!(cpus_seen(vec![cpu]), [cpu]);
+        }
+        assert_eq!(cpus_seen(Vec::new()), allowed);
+        let err = sb.run(&sh(&tmp, "true").cpus([4096]), &limits(5000)).unwrap_err();
+        assert!(matches!(err, SandboxError::Setup(_)), "{err}");
+    }
+}
+
+/// Nothing of the harness's environment reaches the program: only what the sandbox sets and what
+/// the command names (a suite's launch settings).
 #[test]
 fn environment_is_scrubbed() {
     let (tmp, sb) = sandbox();
@@ -240,7 +309,7 @@ fn environment_is_scrubbed() {
     let text = String::from_utf8(out.stdout).unwrap();
     let mut names: Vec<&str> = text.lines().filter_map(|l| l.split('=').next()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["HOME", "LANG", "PATH", "TESTDIR", "TMPDIR"], "{text}");
+    assert_eq!(names, ["HOME", "JAVA_TOOL_OPTIONS", "LANG", "PATH", "TESTDIR", "TMPDIR"], "{text}");
     let home = text.lines().find_map(|l| l.strip_prefix("HOME=")).unwrap();
     assert!(Path::new(home).starts_with(sb.scratch_root()), "{home}");
     assert!(text.contains(&format!("TMPDIR={home}\n")));
@@ -373,4 +442,15 @@ fn probe_removes_cgroups_of_dead_harnesses() {
     let (_tmp2, _sb2) = sandbox();
     assert!(stale.iter().all(|d| !d.exists()), "{stale:?}");
     assert!(orphan.wait().unwrap().signal() == Some(libc::SIGKILL));
+}
+
+#[test]
+fn outcomes_stored_before_cpu_source_still_load() {
+    let (tmp, sb) = sandbox();
+    let out = sb.run(&sh(&tmp, "echo hi"), &limits(5000)).unwrap();
+    let mut json = serde_json::to_value(&out).unwrap();
+    json.as_object_mut().unwrap().remove("cpu_source");
+    let old: RunOutcome = serde_json::from_value(json).unwrap();
+    assert_eq!(old.cpu_source, CpuSource::Rusage);
+    assert_eq!(old.stdout, out.stdout);
 }

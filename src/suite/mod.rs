@@ -13,6 +13,7 @@
 
 pub mod derive;
 mod expected;
+mod launch;
 mod raw;
 mod resolve;
 
@@ -25,8 +26,9 @@ use bhref::referee::{Expected, Referee, RefereeError, TaskSpec};
 
 pub use derive::{DeriveError, Rule};
 pub use expected::{ExpectedFile, StoredAnswer};
+pub use launch::Launch;
 pub use raw::Pos;
-pub use resolve::{digest, load_definition, outline, Outline};
+pub use resolve::{digest, load_definition, outline, wall_backstop, Outline};
 
 use crate::sandbox::Limits;
 
@@ -46,7 +48,7 @@ pub struct SuiteDefinition {
     pub referee: Arc<dyn Referee>,
     pub srcdir: String,
     pub build: BuildSpec,
-    pub launch: Vec<String>,
+    pub launch: Launch,
     pub gave_up_credit: f64,
     pub parts: Vec<PartDefinition<TestDefinition>>,
 }
@@ -129,7 +131,7 @@ pub struct Suite {
     pub referee: Arc<dyn Referee>,
     pub srcdir: String,
     pub build: BuildSpec,
-    pub launch: Vec<String>,
+    pub launch: Launch,
     pub gave_up_credit: f64,
     pub parts: Vec<PartDefinition<Test>>,
 }

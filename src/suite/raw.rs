@@ -39,12 +39,40 @@ pub struct RawSuite {
     pub srcdir: Option<String>,
     #[serde(default)]
     pub build: RawBuild,
-    pub launch: At<Vec<String>>,
+    pub launch: At<RawLaunch>,
     #[serde(default)]
     pub limits: RawLimits,
     #[serde(default)]
     pub gave_up_credit: Option<At<f64>>,
     pub parts: Vec<RawPart>,
+}
+
+/// `launch: [java, BHMain]`, or a section with the command and the settings it runs with.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawLaunch {
+    Command(Vec<String>),
+    Section(RawLaunchSection),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLaunchSection {
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: Vec<RawVariable>,
+    #[serde(default)]
+    pub memory_overhead_mb: Option<At<u64>>,
+    #[serde(default)]
+    pub stderr_noise: Vec<String>,
+}
+
+/// One variable of the launch environment; `value` may hold `{memory_mb}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVariable {
+    pub name: At<String>,
+    pub value: At<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -71,6 +99,18 @@ pub struct RawLimits {
     pub output_kb: Option<At<u64>>,
 }
 
+impl RawLimits {
+    /// These limits where given, else `outer`'s (a test's over its part's over the suite's).
+    pub fn over(&self, outer: &RawLimits) -> RawLimits {
+        RawLimits {
+            wall_seconds: self.wall_seconds.clone().or_else(|| outer.wall_seconds.clone()),
+            cpu_seconds: self.cpu_seconds.clone().or_else(|| outer.cpu_seconds.clone()),
+            memory_mb: self.memory_mb.clone().or_else(|| outer.memory_mb.clone()),
+            output_kb: self.output_kb.clone().or_else(|| outer.output_kb.clone()),
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPart {
@@ -80,6 +120,8 @@ pub struct RawPart {
     pub weight: At<f64>,
     #[serde(default)]
     pub visible: Option<bool>,
+    #[serde(default)]
+    pub limits: RawLimits,
     pub tests: Vec<RawTest>,
 }
 

@@ -10,14 +10,16 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use super::derive::{self, Rule};
-use super::raw::{self, At, Pos, RawLimits, RawSuite, RawTest};
+use super::launch::{self, Launch};
+use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawSuite, RawTest};
 use super::{BuildSpec, Derivation, PartDefinition, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE};
 use crate::games;
 use crate::sandbox::Limits;
 
-/// Defaults for a test run: generous for a JVM, small enough that a class finishes.
+/// Defaults for a test run: generous for a JVM, small enough that a class finishes. The time
+/// verdict is CPU time; wall-clock time is only a backstop for programs that sleep or block.
 const TEST_DEFAULTS: Limits = Limits {
-    wall: Duration::from_secs(10),
+    wall: wall_backstop(Duration::from_secs(10)),
     cpu: Duration::from_secs(10),
     memory_bytes: 1024 << 20,
     output_bytes: 1 << 20,
@@ -30,6 +32,13 @@ const BUILD_DEFAULTS: Limits = Limits {
     memory_bytes: 2048 << 20,
     output_bytes: 1 << 20,
 };
+
+/// The wall-clock limit of a run whose suite gives only a CPU limit: a few times the CPU limit
+/// plus a little, so that a program that computes is always stopped by its CPU limit (even on
+/// a machine busy enough to give it a third of a core), and one that sleeps is still stopped.
+pub const fn wall_backstop(cpu: Duration) -> Duration {
+    Duration::from_secs(cpu.as_secs() * 3 + 5).saturating_add(Duration::from_nanos(cpu.subsec_nanos() as u64 * 3))
+}
 
 /// Reads `DIR/suite.yaml` and everything it names.
 pub fn load_definition(dir: &Path) -> Result<SuiteDefinition, SuiteError> {
@@ -81,9 +90,7 @@ impl Resolver<'_> {
             let known = games::names().join(", ");
             self.invalid(raw.game.pos, format!("unknown game `{}`; expected one of: {known}", raw.game.value))
         })?;
-        if raw.launch.value.is_empty() {
-            return Err(self.invalid(raw.launch.pos, "`launch` must name a program, e.g. [java, BHMain]"));
-        }
+        let launch = self.launch(raw.launch)?;
         let gave_up_credit = match raw.gave_up_credit {
             Some(At { value, pos }) if !(0.0..=1.0).contains(&value) => {
                 return Err(self.invalid(pos, format!("`gave_up_credit` must be between 0 and 1, not {value}")));
@@ -91,7 +98,6 @@ impl Resolver<'_> {
             Some(At { value, .. }) => value,
             None => 0.0,
         };
-        let test_defaults = self.limits(&raw.limits, TEST_DEFAULTS)?;
         let build = BuildSpec {
             command: raw.build.command.unwrap_or_else(|| vec!["bash".into(), "build.sh".into()]),
             script: raw.build.script.unwrap_or_else(|| "build.sh".into()),
@@ -105,6 +111,7 @@ impl Resolver<'_> {
                 return Err(self.invalid(part.weight.pos, "a part's `weight` must be a number of marks, 0 or more"));
             }
             let part_visible = part.visible.unwrap_or(true);
+            let part_limits = part.limits.over(&raw.limits);
             let mut tests = Vec::with_capacity(part.tests.len());
             for test in part.tests {
                 self.check_name(&test.id)?;
@@ -139,7 +146,7 @@ impl Resolver<'_> {
                     derive,
                     weight,
                     visible: test.visible.unwrap_or(part_visible),
-                    limits: self.limits(&test.limits, test_defaults)?,
+                    limits: self.limits(&test.limits.over(&part_limits), TEST_DEFAULTS)?,
                     note: test.note,
                     input_digest,
                 });
@@ -159,7 +166,7 @@ impl Resolver<'_> {
             referee: referee.into(),
             srcdir: raw.srcdir.unwrap_or_else(|| "src".into()),
             build,
-            launch: raw.launch.value,
+            launch,
             gave_up_credit,
             parts,
         })
@@ -241,9 +248,24 @@ impl Resolver<'_> {
             Some(At { value, .. }) => Ok(Duration::from_secs_f64(*value)),
             None => Ok(default),
         };
-        let wall = seconds(&raw.wall_seconds, defaults.wall)?;
-        // A CPU limit above the wall limit can never bite; default it to the wall limit.
-        let cpu = seconds(&raw.cpu_seconds, if raw.wall_seconds.is_some() { wall } else { defaults.cpu })?;
+        // A suite that gives only a wall-clock limit (as older suites did) means it for both.
+        let cpu_default = match &raw.wall_seconds {
+            Some(_) => seconds(&raw.wall_seconds, defaults.wall)?,
+            None => defaults.cpu,
+        };
+        let cpu = seconds(&raw.cpu_seconds, cpu_default)?;
+        let wall_default = if raw.cpu_seconds.is_some() { wall_backstop(cpu) } else { defaults.wall };
+        let wall = seconds(&raw.wall_seconds, wall_default)?;
+        if let (Some(At { pos, .. }), true) = (&raw.wall_seconds, wall < cpu) {
+            return Err(self.invalid(
+                *pos,
+                format!(
+                    "`wall_seconds` ({} s) is below `cpu_seconds` ({} s): the CPU limit could never bite",
+                    wall.as_secs_f64(),
+                    cpu.as_secs_f64()
+                ),
+            ));
+        }
         let positive = |value: &Option<At<u64>>, unit: u64, default: u64| match value {
             Some(At { value: 0, pos }) => Err(self.invalid(*pos, "a size limit must be more than 0")),
             Some(At { value, .. }) => Ok(value.saturating_mul(unit)),
@@ -256,6 +278,40 @@ impl Resolver<'_> {
             output_bytes: usize::try_from(positive(&raw.output_kb, 1 << 10, defaults.output_bytes as u64)?)
                 .unwrap_or(usize::MAX),
         })
+    }
+
+    /// The `launch` list or section: a program to run, variables with known placeholders only.
+    fn launch(&self, raw: At<RawLaunch>) -> Result<Launch, SuiteError> {
+        let section = match raw.value {
+            RawLaunch::Command(command) => {
+                RawLaunchSection { command, env: Vec::new(), memory_overhead_mb: None, stderr_noise: Vec::new() }
+            }
+            RawLaunch::Section(section) => section,
+        };
+        if section.command.is_empty() {
+            return Err(self.invalid(raw.pos, "`launch` must name a program, e.g. [java, BHMain]"));
+        }
+        let mut env = Vec::with_capacity(section.env.len());
+        for variable in section.env {
+            let name = variable.name.value;
+            let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(
+                    self.invalid(variable.name.pos, format!("`{name}` is not a valid environment variable name"))
+                );
+            }
+            if let Some(unknown) = launch::unknown_placeholder(&variable.value.value) {
+                let known = launch::PLACEHOLDERS.iter().map(|p| format!("{{{p}}}")).collect::<Vec<_>>().join(", ");
+                return Err(self.invalid(
+                    variable.value.pos,
+                    format!("unknown placeholder `{{{unknown}}}` in `{name}`; expected one of: {known}"),
+                ));
+            }
+            env.push((name, variable.value.value));
+        }
+        let memory_overhead_bytes = section.memory_overhead_mb.map_or(0, |mb| mb.value.saturating_mul(1 << 20));
+        Ok(Launch { command: section.command, env, memory_overhead_bytes, stderr_noise: section.stderr_noise })
     }
 }
 

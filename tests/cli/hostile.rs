@@ -35,7 +35,9 @@ const fn case(name: &'static str, verdict: &'static str) -> Case {
 const CORPUS: &[Case] = &[
     case("sleep-forever", "time_limit"),
     case("busy-loop", "time_limit"),
-    Case { needs: &["cgroup pids"], ..case("fork-bomb", "time_limit") },
+    // Pinned to one core, the bomb's shells may fill the memory cgroup before the run's time is
+    // up: stopped either way, and either verdict is the truth.
+    Case { needs: &["cgroup pids"], ..case("fork-bomb", "time_limit or memory_limit") },
     case("setsid-escape", "accepted"),
     case("ignore-sigterm", "time_limit"),
     case("orphan-writer", "accepted"),
@@ -227,7 +229,7 @@ fn the_hostile_corpus_is_contained() {
         let build = report["build"]["verdict"].as_str().unwrap_or_default().to_string();
         let tests = verdicts(&report);
         let verdict = tests.first().map_or("missing".to_string(), |(_, v, _)| v.clone());
-        if build != case.build || tests.len() != 1 || verdict != case.verdict {
+        if build != case.build || tests.len() != 1 || !case.verdict.split(" or ").any(|v| v == verdict) {
             problems.push(format!(
                 "{}: build {build} and {tests:?}, expected build {} and {}",
                 case.name, case.build, case.verdict

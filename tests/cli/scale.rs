@@ -8,7 +8,7 @@ use std::process::Stdio;
 use crate::support::{bhgrade, copy_tree, repo};
 
 /// A class of three: two good submissions and one that crashes.
-fn class(dir: &Path) -> std::path::PathBuf {
+pub(crate) fn class(dir: &Path) -> std::path::PathBuf {
     let class = dir.join("class");
     for (name, fixture) in [("alice", "correct"), ("bob", "crashes"), ("carol", "correct")] {
         copy_tree(&repo().join("fixtures/submissions").join(fixture), &class.join(name));
@@ -16,7 +16,7 @@ fn class(dir: &Path) -> std::path::PathBuf {
     class
 }
 
-fn mark(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+pub(crate) fn mark(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let output = bhgrade()
         .args(["mark", "--jobs", "2", "--suite"])
         .arg(repo().join("fixtures/suites/tiny"))
@@ -62,16 +62,22 @@ fn two_shards_merge_to_the_unsharded_gradebook() {
     let merged = dir.path().join("merged");
     let output = bhgrade().arg("merge").args(&outs).arg("--out").arg(&merged).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_same_marks(&merged, &whole);
+}
+
+/// `merged` (a merge of shards of [`class`]) has the gradebook and every verdict of `whole`
+/// (one unsharded run).
+pub(crate) fn assert_same_marks(merged: &Path, whole: &Path) {
     let read = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
-    assert_eq!(read(&merged, "grades.csv"), read(&whole, "grades.csv"));
-    assert_eq!(read(&merged, "grades.csv").lines().count(), 4);
+    assert_eq!(read(merged, "grades.csv"), read(whole, "grades.csv"));
+    assert_eq!(read(merged, "grades.csv").lines().count(), 4);
     for student in ["alice", "bob", "carol"] {
         let verdicts = |dir: &Path| {
             let report: serde_json::Value = serde_json::from_str(&read(dir, &format!("{student}.json"))).unwrap();
             let tests = report["parts"].as_array().unwrap().iter().flat_map(|p| p["tests"].as_array().unwrap().clone());
             tests.map(|t| (t["id"].to_string(), t["verdict"].to_string())).collect::<Vec<_>>()
         };
-        assert_eq!(verdicts(&merged), verdicts(&whole), "{student}");
+        assert_eq!(verdicts(merged), verdicts(whole), "{student}");
     }
 }
 

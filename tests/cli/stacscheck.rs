@@ -48,7 +48,7 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
     .collect();
     assert_eq!(got, expected);
     let markdown = std::fs::read_to_string(out.path().join("correct.md")).unwrap();
-    assert!(markdown.contains("killed after the time limit"), "{markdown}");
+    assert!(markdown.contains("wall-clock time ran out"), "{markdown}");
 }
 
 #[test]

@@ -1,0 +1,238 @@
+//! Finding where run cgroups may go, once per sandbox: the mounts and the harness's own
+//! cgroups (from /proc) → a [`Setup`] with a parent folder per controller (memory, pids, and
+//! for the whole run's CPU time and pinning, cpuacct and cpuset), the [`Layer`]s saying so,
+//! and the "cpu pinning" detail. Cgroups left by harnesses that died are removed on the way.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::cgroup::{RunCgroup, Setup, Version};
+use super::{procs, Layer};
+
+const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
+pub(crate) const NAME_PREFIX: &str = "bhgrade-";
+
+static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
+
+/// Where run cgroups can go, the "cgroup memory" and "cgroup pids" layers, and how runs are
+/// pinned to CPUs (`Ok`: by a cpuset, with what it is; `Err`: why there is no cpuset).
+pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer>, Result<String, String>) {
+    let v2 = statfs_type(Path::new("/sys/fs/cgroup")) == Some(CGROUP2_SUPER_MAGIC);
+    let (version, [memory, pids, cpuset]) = if v2 {
+        (Version::V2, probe_v2(parent_override))
+    } else {
+        (Version::V1, ["memory", "pids", "cpuset"].map(probe_v1))
+    };
+    let label = if v2 { "cgroup v2" } else { "cgroup v1" };
+    let layer = |name: &str, found: &Result<PathBuf, String>, what: String| Layer {
+        name: name.to_string(),
+        active: found.is_ok(),
+        required: true,
+        detail: match found {
+            Ok(parent) => format!("{label} under {}: {what}", parent.display()),
+            Err(why) => format!("{label}: {why}"),
+        },
+    };
+    let layers = vec![
+        layer("cgroup memory", &memory, "memory limit per run, OOM detected, peak measured".into()),
+        layer("cgroup pids", &pids, "pids.max per run, every process killed at the end".into()),
+    ];
+    let mut pinning = match &cpuset {
+        Ok(parent) => Ok(format!("{label} cpuset under {}", parent.display())),
+        Err(why) => Err(format!("{label}: {why}")),
+    };
+    let mut setup = Setup {
+        version,
+        memory_parent: memory.ok(),
+        pids_parent: pids.ok(),
+        cpuacct_parent: None,
+        cpuset_parent: cpuset.ok(),
+        cpuset_inherit: None,
+    };
+    if setup.memory_parent.is_none() && setup.pids_parent.is_none() {
+        return (None, layers, pinning.and(Err("no run cgroup (neither memory nor pids)".into())));
+    }
+    if version == Version::V1 {
+        setup.cpuacct_parent = probe_v1("cpuacct").ok();
+        setup.cpuset_inherit = setup.cpuset_parent.as_deref().and_then(cpuset_of);
+        if setup.cpuset_parent.is_some() && setup.cpuset_inherit.is_none() {
+            setup.cpuset_parent = None;
+            pinning = Err(format!("{label}: cannot read the parent's cpuset.cpus and cpuset.mems"));
+        }
+    }
+    (Some(setup), layers, pinning)
+}
+
+/// `cpuset.cpus` and `cpuset.mems` of a v1 cpuset (what its children must be given).
+fn cpuset_of(dir: &Path) -> Option<(String, String)> {
+    let read = |file: &str| fs::read_to_string(dir.join(file)).ok().map(|s| s.trim().to_string());
+    let (cpus, mems) = (read("cpuset.cpus")?, read("cpuset.mems")?);
+    (!cpus.is_empty() && !mems.is_empty()).then_some((cpus, mems))
+}
+
+fn statfs_type(path: &Path) -> Option<i64> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: zeroed statfs is a valid out-parameter; `c` is a valid C string.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: see above.
+    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Some(st.f_type as i64)
+}
+
+/// A mounted cgroup hierarchy: where it is mounted, and which part of it is mounted there.
+struct Mount {
+    point: PathBuf,
+    root: String,
+}
+
+/// From /proc/self/mountinfo: the mount of a v1 controller, or of the v2 hierarchy (`None`).
+fn find_mount(controller: Option<&str>) -> Option<Mount> {
+    let info = fs::read_to_string("/proc/self/mountinfo").ok()?;
+    info.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let left: Vec<&str> = left.split(' ').collect();
+        let right: Vec<&str> = right.split(' ').collect();
+        let (root, point) = (*left.get(3)?, *left.get(4)?);
+        let fstype = *right.first()?;
+        let wanted = match controller {
+            None => fstype == "cgroup2",
+            Some(c) => fstype == "cgroup" && right.get(2)?.split(',').any(|o| o == c),
+        };
+        wanted.then(|| Mount { point: PathBuf::from(unescape_mountinfo(point)), root: unescape_mountinfo(root) })
+    })
+}
+
+fn unescape_mountinfo(s: &str) -> String {
+    s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+}
+
+/// The harness's own cgroup path in a v1 controller's hierarchy, or the v2 one (`None`).
+fn own_cgroup(controller: Option<&str>) -> Option<String> {
+    let text = fs::read_to_string("/proc/self/cgroup").ok()?;
+    text.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (id, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let wanted = match controller {
+            None => id == "0" && controllers.is_empty(),
+            Some(c) => controllers.split(',').any(|x| x == c),
+        };
+        wanted.then(|| path.to_string())
+    })
+}
+
+/// The directory of our own cgroup inside a mount, allowing for a mount of a sub-tree.
+fn own_dir(mount: &Mount, own: &str) -> PathBuf {
+    let rel = own.strip_prefix(mount.root.as_str()).unwrap_or(own).trim_start_matches('/');
+    if rel.is_empty() {
+        mount.point.clone()
+    } else {
+        mount.point.join(rel)
+    }
+}
+
+fn probe_v1(controller: &str) -> Result<PathBuf, String> {
+    let mount = find_mount(Some(controller)).ok_or_else(|| format!("no {controller} controller mounted"))?;
+    let own =
+        own_cgroup(Some(controller)).ok_or_else(|| format!("not in a {controller} cgroup (/proc/self/cgroup)"))?;
+    let parent = own_dir(&mount, &own);
+    try_parent(&parent, Version::V1, controller)?;
+    Ok(parent)
+}
+
+fn probe_v2(parent_override: Option<&Path>) -> [Result<PathBuf, String>; 3] {
+    let parent = match parent_override {
+        Some(p) => Ok(p.to_path_buf()),
+        None => find_mount(None)
+            .zip(own_cgroup(None))
+            .map(|(mount, own)| own_dir(&mount, &own))
+            .ok_or_else(|| "cannot find our own cgroup".to_string()),
+    };
+    ["memory", "pids", "cpuset"].map(|controller| {
+        let parent = parent.clone()?;
+        let avail = fs::read_to_string(parent.join("cgroup.controllers"))
+            .map_err(|e| format!("{}: {e}", parent.join("cgroup.controllers").display()))?;
+        if !avail.split_whitespace().any(|c| c == controller) {
+            return Err(format!("{controller} controller not available in {}", parent.display()));
+        }
+        let subtree = parent.join("cgroup.subtree_control");
+        let enabled = fs::read_to_string(&subtree).unwrap_or_default();
+        if !enabled.split_whitespace().any(|c| c == controller) {
+            // Fails with EBUSY when the parent holds processes (the harness itself): then a
+            // delegated parent must be given in Policy::cgroup_parent.
+            fs::write(&subtree, format!("+{controller}"))
+                .map_err(|e| format!("enabling {controller} in {}: {e}", subtree.display()))?;
+        }
+        try_parent(&parent, Version::V2, controller)?;
+        Ok(parent)
+    })
+}
+
+/// Clean up after dead harnesses, then make and remove one test cgroup.
+fn try_parent(parent: &Path, version: Version, controller: &str) -> Result<(), String> {
+    remove_stale(parent, version);
+    let dir =
+        parent.join(format!("{NAME_PREFIX}{}-probe-{}", harness_tag(), NEXT_PROBE.fetch_add(1, Ordering::Relaxed)));
+    fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+    let probe = match (version, controller) {
+        (Version::V1, "memory") => Some(("memory.limit_in_bytes", "67108864".to_string())),
+        (Version::V2, "memory") => Some(("memory.max", "67108864".to_string())),
+        (_, "pids") => Some(("pids.max", "64".to_string())),
+        // A cpuset that can be given one of the harness's CPUs can pin a run.
+        (_, "cpuset") => {
+            let cpu = procs::allowed_cpus().ok().and_then(|c| c.first().copied()).unwrap_or(0);
+            let mems = if version == Version::V1 {
+                cpuset_of(parent).map(|(_, mems)| mems).filter(|m| fs::write(dir.join("cpuset.mems"), m).is_ok())
+            } else {
+                Some(String::new())
+            };
+            mems.map(|_| ("cpuset.cpus", cpu.to_string()))
+        }
+        _ => None,
+    };
+    let result = match probe {
+        Some((file, value)) => {
+            fs::write(dir.join(file), value).map_err(|e| format!("writing {}: {e}", dir.join(file).display()))
+        }
+        None if controller == "cpuset" => Err(format!("cannot set cpuset.mems in {}", dir.display())),
+        None => Ok(()),
+    };
+    let _ = fs::remove_dir(&dir);
+    result
+}
+
+/// `<pid namespace>-<pid>` of this harness. A cgroup hierarchy may be shared with harnesses
+/// in other pid namespaces (containers), where a pid means another process: only names
+/// from our own namespace can be checked for a dead owner.
+pub(crate) fn harness_tag() -> String {
+    use std::os::unix::fs::MetadataExt;
+    let ns = fs::metadata("/proc/self/ns/pid").map_or(0, |m| m.ino());
+    format!("{ns}-{}", std::process::id())
+}
+
+/// Remove the cgroups (and kill the processes) left by a harness of our pid namespace that
+/// died without cleaning up.
+fn remove_stale(parent: &Path, version: Version) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    let own_tag = harness_tag();
+    let own_ns = own_tag.split('-').next().unwrap_or_default().to_string();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(NAME_PREFIX)) else {
+            continue;
+        };
+        let mut parts = rest.split('-');
+        let (Some(ns), Some(pid)) = (parts.next(), parts.next().and_then(|p| p.parse::<u32>().ok())) else {
+            continue;
+        };
+        if ns != own_ns || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        drop(RunCgroup::stale(version, entry.path()));
+    }
+}
