@@ -112,7 +112,10 @@ fn a_time_limit_names_the_clock_that_ran_out_and_shows_both_figures() {
     assert_eq!(test["time_runs"].as_array().unwrap().len(), 1, "killed past the margin: run once, {test}");
     let markdown = std::fs::read_to_string(out.join("bob.md")).unwrap();
     assert!(markdown.contains("| CPU time | Wall time |"), "{markdown}");
-    assert!(markdown.contains("JDK_JAVA_OPTIONS=-XX:+UseG1GC"), "the report states the JVM settings: {markdown}");
+    assert!(
+        markdown.contains("JDK_JAVA_OPTIONS=-XX:-UseContainerSupport"),
+        "the report states the JVM settings: {markdown}"
+    );
 }
 
 /// CPU time (user + system) of a command run unsandboxed, from the shell's `times`.
