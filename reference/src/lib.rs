@@ -11,10 +11,15 @@
 //! - [`stats`]: `bhref stats`, the paper's table on random standard deals;
 //! - [`referee`]: the small game-agnostic interface the harness grades through, and
 //!   [`blackhole::BlackHoleReferee`], its implementation for this practical.
+//!
+//! [`latebinding`] is the next practical's game, Late Binding Solitaire, on the same interface:
+//! its own model, parser, checker, solver, generator, referee and command line
+//! (`bhref --game latebinding`).
 
 pub mod blackhole;
 pub mod check;
 pub mod generate;
+pub mod latebinding;
 pub mod model;
 pub mod parse;
 pub mod referee;

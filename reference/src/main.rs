@@ -5,6 +5,9 @@
 //! Output: the contract's first line (`true`/`false`, or `1 moves`/`0`/`-1`), optional extra
 //! lines asked for by flags, or a generated puzzle; `bhref: message` on standard error and exit
 //! status 2 for a bad puzzle or bad usage.
+//!
+//! A leading `--game NAME` picks the game: `blackhole` (the default, everything above) or
+//! `latebinding`, whose commands live in [`bhref::latebinding::cli`].
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
@@ -23,6 +26,7 @@ usage:
   bhref SOLVEWORM PUZZLE [--stats] [--nodes N] [--time-limit SECS]
   bhref GEN seed [cards=51] [ranks=13] [suits=4] [piles=17]
   bhref stats ARGS...                            the paper's table on random deals
+  bhref --game latebinding COMMAND ...           Late Binding Solitaire (`--game latebinding --help`)
   bhref --help
 
 PUZZLE may be `-` for standard input; the check commands then read the solution from the file
@@ -175,8 +179,39 @@ fn run_gen(args: &[String]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Splits a leading `--game NAME` (or `--game=NAME`) off `args`: the game's name, if given.
+/// Only a leading one: `bhref stats` has a `--game` flag of its own.
+fn take_game(args: &mut Vec<String>) -> Result<Option<String>, Failure> {
+    let Some(first) = args.first() else { return Ok(None) };
+    if let Some(name) = first.strip_prefix("--game=") {
+        let name = name.to_string();
+        args.remove(0);
+        return Ok(Some(name));
+    }
+    if first != "--game" {
+        return Ok(None);
+    }
+    if args.len() < 2 {
+        return Err(Failure(format!("--game needs a value: blackhole or latebinding\n\n{USAGE}")));
+    }
+    Ok(Some(args.drain(..2).nth(1).unwrap_or_default()))
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    match take_game(&mut args) {
+        Ok(None) => {}
+        Ok(Some(game)) if game == "blackhole" => {}
+        Ok(Some(game)) if game == "latebinding" => return bhref::latebinding::cli::main(&args),
+        Ok(Some(game)) => {
+            eprintln!("bhref: unknown game `{game}`; expected blackhole or latebinding");
+            return ExitCode::from(2);
+        }
+        Err(Failure(message)) => {
+            eprintln!("bhref: {}", message.trim_end());
+            return ExitCode::from(2);
+        }
+    }
     let Some((command, rest)) = args.split_first() else {
         eprint!("{USAGE}");
         return ExitCode::from(2);
