@@ -135,6 +135,7 @@ impl SharedQueue {
 }
 
 /// A submission on its way through the pipeline.
+#[derive(Default)]
 struct InProgress {
     /// `None` when the harness could not prepare the submission.
     build: Option<BuildReport>,
@@ -168,10 +169,7 @@ impl Context<'_> {
             Job::Build(student) => self.build(student, cores),
             Job::Run { student, run, command, limits } => {
                 let pinned = command.clone().cpus(cores.iter().copied());
-                let outcome = self.sandbox.run(&pinned, &limits).map(|mut outcome| {
-                    outcome.stderr = self.suite.launch.quiet(std::mem::take(&mut outcome.stderr));
-                    outcome
-                });
+                let outcome = self.suite.launch.quiet_run(self.sandbox.run(&pinned, &limits));
                 Done::Ran { student, run, command, outcome }
             }
         }
@@ -338,16 +336,7 @@ fn receive(
                 })
                 .collect::<Vec<_>>();
             let reused = results.len();
-            let entry = InProgress {
-                build: Some(build),
-                build_key: None,
-                _built: None,
-                results,
-                unconfirmed: HashMap::new(),
-                interrupted: false,
-                remaining: 0,
-                reused,
-            };
+            let entry = InProgress { build: Some(build), results, reused, ..InProgress::default() };
             progress.insert(student, entry);
             student
         }
@@ -388,10 +377,9 @@ fn receive(
                 build_key: Some(key),
                 _built: Some(built),
                 results,
-                unconfirmed: HashMap::new(),
-                interrupted: false,
                 remaining,
                 reused,
+                ..InProgress::default()
             };
             progress.insert(student, entry);
             student
@@ -399,16 +387,7 @@ fn receive(
         Done::Built { student, built: Err(error), .. } => {
             let name = &context.submissions[student].name;
             harness_problems.push(format!("{name}: could not prepare the submission: {error}"));
-            let entry = InProgress {
-                build: None,
-                build_key: None,
-                _built: None,
-                results: Vec::new(),
-                unconfirmed: HashMap::new(),
-                interrupted: false,
-                remaining: 0,
-                reused: 0,
-            };
+            let entry = InProgress::default();
             progress.insert(student, entry);
             student
         }

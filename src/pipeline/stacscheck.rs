@@ -260,10 +260,7 @@ fn run_step(marking: &Marking<'_>, plan: &Plan, index: usize, built: &build::Bui
     let run = || {
         let outcome =
             marking.pool.with_slot(|cores| sandbox.run(&command.clone().cpus(cores.iter().copied()), &run_limits));
-        outcome.map(|mut outcome| {
-            outcome.stderr = marking.launch.quiet(std::mem::take(&mut outcome.stderr));
-            outcome
-        })
+        marking.launch.quiet_run(outcome)
     };
     let (outcome, attempts) = match run() {
         Ok(first) if timing::needs_confirmation(&first, &judged) => match run() {

@@ -6,7 +6,7 @@
 //! be told what it would have found on the course's machine. The suite says how, in plain
 //! environment variables, so nothing in the harness knows about any runtime.
 
-use crate::sandbox::Limits;
+use crate::sandbox::{Limits, RunOutcome};
 
 /// What `{…}` may name inside a launch variable's value.
 pub const PLACEHOLDERS: &[&str] = &["memory_mb"];
@@ -31,6 +31,14 @@ impl Launch {
     /// A launch with only a command line.
     pub fn command(command: Vec<String>) -> Launch {
         Launch { command, env: Vec::new(), memory_overhead_bytes: 0, stderr_noise: Vec::new() }
+    }
+
+    /// A run's outcome with [`Launch::quiet`] standard error: what every pipeline judges.
+    pub fn quiet_run<E>(&self, run: Result<RunOutcome, E>) -> Result<RunOutcome, E> {
+        run.map(|mut outcome| {
+            outcome.stderr = self.quiet(std::mem::take(&mut outcome.stderr));
+            outcome
+        })
     }
 
     /// `stderr` without the lines that begin with one of [`Launch::stderr_noise`].
