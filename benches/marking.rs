@@ -52,7 +52,8 @@ fn main() {
             stop: &NEVER,
         };
         let start = Instant::now();
-        let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut []).expect("marking");
+        let class = pipeline::mark(&bhgrade::plan::from_suite(&suite), &submissions, &sandbox, &options, &mut [])
+            .expect("marking");
         let wall = start.elapsed();
         let timeouts = class
             .students

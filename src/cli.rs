@@ -12,7 +12,9 @@ use bhgrade::build::{self, Submission};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use bhgrade::pipeline::{self, MarkOptions};
+use bhgrade::plan;
 use bhgrade::regen;
+use bhgrade::report::model::ClassReport;
 use bhgrade::report::{self, Reporter};
 use bhgrade::sandbox::Sandbox;
 use bhgrade::store::ResultStore;
@@ -291,8 +293,15 @@ fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(tempfi
 }
 
 fn mark(args: MarkArgs) -> Result<u8, CliError> {
-    let stacscheck_plan = args.stacscheck.as_deref().map(load_tree).transpose()?;
-    let suite = if stacscheck_plan.is_some() { None } else { Some(load_suite(&args.common.suite)?) };
+    let suite = match args.stacscheck {
+        Some(_) => None,
+        None => Some(load_suite(&args.common.suite)?),
+    };
+    let plan = match (&args.stacscheck, &suite) {
+        (Some(testdir), _) => tree_plan(testdir, &args.common.suite)?,
+        (None, Some(suite)) => plan::from_suite(suite),
+        (None, None) => unreachable!("a suite is loaded when no tree is given"),
+    };
     let dir = bundled(&args.submissions);
     let mut submissions = build::discover(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
     if submissions.is_empty() {
@@ -313,14 +322,8 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
     let mut rejudge = report::Rejudge { dir: args.out.clone() };
     let mut files = report::Files { dir: args.out.clone() };
     let mut reporters: [&mut dyn Reporter; 3] = [&mut progress, &mut rejudge, &mut files];
-    let class = match &stacscheck_plan {
-        Some((plan, limits)) => {
-            let launch = launch_of(&args.common.suite)?;
-            pipeline::mark_tree(plan, *limits, &launch, &submissions, &sandbox, &options, &mut reporters)
-        }
-        None => pipeline::mark(&suite.expect("loaded"), &submissions, &sandbox, &options, &mut reporters),
-    }
-    .map_err(|e| CliError::Harness(e.to_string()))?;
+    let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
+        .map_err(|e| CliError::Harness(e.to_string()))?;
     if !class.incomplete.is_empty() {
         return Ok(interrupted_status());
     }
@@ -362,12 +365,19 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
     if let Some(files) = files.as_mut() {
         reporters.push(files);
     }
-    let class = pipeline::mark(&suite, &submissions, &sandbox, &options, &mut reporters)
+    let class = pipeline::mark(&plan::from_suite(&suite), &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
+    one_submission_status(&class)
+}
+
+/// The exit status of checking one submission: 3 if the harness failed on it, 128 + the signal
+/// if marking was stopped, else 0 when every test was accepted and 1 when not.
+fn one_submission_status(class: &ClassReport) -> Result<u8, CliError> {
     let all_accepted =
         class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
     if !class.harness_problems.is_empty() {
-        return Err(CliError::Harness(class.harness_problems.join("; ")));
+        let problems: Vec<String> = class.harness_problems.iter().map(ToString::to_string).collect();
+        return Err(CliError::Harness(problems.join("; ")));
     }
     if !class.incomplete.is_empty() {
         return Ok(interrupted_status());
@@ -420,13 +430,14 @@ fn stop_on_interrupt() -> &'static AtomicBool {
     &STOP
 }
 
-/// A stacscheck tree's plan, and the limits its steps run under (its own `timeout`).
-fn load_tree(testdir: &Path) -> Result<(bhgrade::stacscheck::Plan, bhgrade::sandbox::Limits), CliError> {
-    let plan = bhgrade::stacscheck::Plan::load(testdir).map_err(|e| CliError::BadInput(e.to_string()))?;
-    for warning in &plan.warnings {
+/// The plan of marking against a stacscheck tree: its steps under its own `timeout`, started
+/// with the launch settings of the suite in `suite_dir`.
+fn tree_plan(testdir: &Path, suite_dir: &Path) -> Result<plan::Plan<'static>, CliError> {
+    let tree = bhgrade::stacscheck::Tree::load(testdir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    for warning in &tree.warnings {
         eprintln!("warning: {warning}");
     }
-    let timeout = plan.config.timeout;
+    let timeout = tree.config.timeout;
     // The tree's `timeout` becomes the CPU limit; wall-clock time is the usual backstop.
     let limits = bhgrade::sandbox::Limits {
         wall: suite::wall_backstop(timeout),
@@ -434,12 +445,13 @@ fn load_tree(testdir: &Path) -> Result<(bhgrade::stacscheck::Plan, bhgrade::sand
         memory_bytes: 1 << 30,
         output_bytes: 1 << 20,
     };
-    Ok((plan, limits))
+    let launch = launch_of(suite_dir)?;
+    plan::from_tree(&tree, limits, &launch)
+        .map_err(|e| CliError::Harness(format!("{}: cannot list the tree: {e}", tree.root.display())))
 }
 
 fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
-    let (plan, limits) = load_tree(&args.testdir)?;
-    let launch = launch_of(&args.suite)?;
+    let plan = tree_plan(&args.testdir, &args.suite)?;
     let path = args
         .submission
         .canonicalize()
@@ -459,14 +471,9 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
     if let Some(files) = files.as_mut() {
         reporters.push(files);
     }
-    let class = pipeline::mark_tree(&plan, limits, &launch, &submissions, &sandbox, &options, &mut reporters)
+    let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
-    let all_passed =
-        class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
-    if !class.incomplete.is_empty() {
-        return Ok(interrupted_status());
-    }
-    Ok(if all_passed { 0 } else { 1 })
+    one_submission_status(&class)
 }
 
 fn merge(args: MergeArgs) -> Result<u8, CliError> {

@@ -1,21 +1,31 @@
-//! The marking environment: the machine, its load, the parallelism and the active isolation
-//! layers → [`Environment`], recorded in every report because timings depend on them.
+//! The marking environment: a [`Plan`], the machine, its load, the parallelism and the active
+//! isolation layers → [`Environment`], recorded in every report because timings depend on them.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::pipeline::Slots;
+use crate::plan::Plan;
 use crate::report::model::Environment;
 use crate::sandbox::{Limits, Sandbox};
-use crate::suite::Suite;
 
-/// Describes where and how marking with `suite` runs now.
-pub fn describe(suite: &Suite, slots: &Slots, sandbox: &Sandbox) -> Environment {
-    // Each distinct set of limits once, with the number of tests it applies to, in suite order.
+/// Describes where and how marking with `plan` runs now.
+pub fn describe(plan: &Plan<'_>, slots: &Slots, sandbox: &Sandbox) -> Environment {
+    let launch_env = plan.launch.env.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>();
+    Environment {
+        limits: plan.limits_description.clone(),
+        launch_env: launch_env.join(" "),
+        ..describe_machine(slots, sandbox)
+    }
+}
+
+/// The tests' limits in words: each distinct set once, with the number of tests it applies
+/// to, in test order.
+pub fn describe_test_limits<'a>(tests: impl IntoIterator<Item = &'a Limits>) -> String {
     let mut groups: Vec<(Limits, usize)> = Vec::new();
-    for test in suite.tests() {
-        match groups.iter_mut().find(|(limits, _)| *limits == test.def.limits) {
+    for limits in tests {
+        match groups.iter_mut().find(|(seen, _)| seen == limits) {
             Some((_, count)) => *count += 1,
-            None => groups.push((test.def.limits, 1)),
+            None => groups.push((*limits, 1)),
         }
     }
     let limits = groups
@@ -26,11 +36,10 @@ pub fn describe(suite: &Suite, slots: &Slots, sandbox: &Sandbox) -> Environment 
         })
         .collect::<Vec<_>>()
         .join("; ");
-    let launch_env = suite.launch.env.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>();
-    Environment {
-        limits: if limits.is_empty() { "none".into() } else { limits },
-        launch_env: launch_env.join(" "),
-        ..describe_machine(slots, sandbox)
+    if limits.is_empty() {
+        "none".into()
+    } else {
+        limits
     }
 }
 

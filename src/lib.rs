@@ -4,16 +4,18 @@
 //! output types):
 //! - [`suite`]: `suite.yaml` + `expected.json` → a [`suite::Suite`] verified by the reference;
 //! - [`games`]: a suite's game name → its reference [`bhref::referee::Referee`];
+//! - [`stacscheck`]: a folder of the course's old stacscheck test tree → a [`stacscheck::Tree`]
+//!   of script runs and stacscheck's pass rules, so existing trees run unchanged;
+//! - [`plan`]: a suite or a stacscheck tree → the one [`plan::Plan`] the pipeline executes:
+//!   build, runs, and tests with their judges;
 //! - [`archive`] and [`build`]: a student's folder or archive → a private, built copy;
 //! - [`sandbox`]: one command under limits → a [`sandbox::RunOutcome`];
-//! - [`verdict`]: run outcome + the reference's judgement → a [`verdict::Verdict`];
+//! - [`verdict`]: run outcome + the test's [`verdict::Judge`] → a [`verdict::Verdict`];
 //! - [`score`]: verdicts + weights → marks;
 //! - [`report`]: events → markdown, JSON, CSV and progress (the only code that writes output);
 //! - [`store`]: results kept per build and run, so interrupted marking resumes;
 //! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events;
 //! - [`merge`]: the outputs of sharded marking → one class report;
-//! - [`stacscheck`]: a folder of the course's old stacscheck test tree → a plan of script runs
-//!   and stacscheck's pass rules, so existing trees run unchanged;
 //! - [`regen`]: a suite → its expected answers from the reference (the organiser's tool).
 
 pub mod archive;
@@ -23,6 +25,7 @@ pub mod fsutil;
 pub mod games;
 pub mod merge;
 pub mod pipeline;
+pub mod plan;
 pub mod regen;
 pub mod report;
 pub mod sandbox;

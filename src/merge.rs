@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::report::model::{ClassReport, StudentReport};
+use crate::report::model::{ClassHeader, ClassReport, StudentReport};
 use crate::store::STORE_DIR;
 
 /// Why shards cannot be merged.
@@ -48,21 +48,14 @@ pub fn merge(dirs: &[PathBuf]) -> Result<ClassReport, MergeError> {
     }
     students.sort_by(|a, b| a.student.cmp(&b.student));
     let Some(first) = students.first() else { return Err(MergeError::Empty(dirs.to_vec())) };
-    let harness_problems = students
-        .iter()
-        .filter(|s| s.has_harness_error())
-        .map(|s| format!("{}: some tests could not be judged", s.student))
-        .collect();
-    Ok(ClassReport {
+    let header = ClassHeader {
         suite: first.suite.clone(),
         suite_title: first.suite_title.clone(),
         part_ids: first.parts.iter().map(|p| p.id.clone()).collect(),
         max_score: first.max_score,
-        environment: first.environment.clone(),
-        students,
-        harness_problems,
-        incomplete: Vec::new(),
-    })
+    };
+    let environment = first.environment.clone();
+    Ok(ClassReport::new(header, students, environment, Vec::new(), Vec::new()))
 }
 
 /// The `*.json` student reports directly in `dir`, in name order.

@@ -60,9 +60,15 @@ impl ResultStore {
         ])
     }
 
-    /// The key of one run of a built submission.
-    pub fn run_key(build: &Key, launch: &[String], command_word: &str, input_digest: &str, limits: &Limits) -> Key {
-        digest(&[&build.0, &launch.join("\0"), command_word, input_digest, &limits_text(limits)])
+    /// The key of one run of a built submission: `identity` is what the plan says determines
+    /// the run (the launch command, the command word, a digest of its input, ...).
+    pub fn run_key(build: &Key, identity: &[String], limits: &Limits) -> Key {
+        let limits = limits_text(limits);
+        let parts: Vec<&str> = std::iter::once(build.0.as_str())
+            .chain(identity.iter().map(String::as_str))
+            .chain([limits.as_str()])
+            .collect();
+        digest(&parts)
     }
 
     pub fn load_build(&self, key: &Key) -> Option<BuildReport> {

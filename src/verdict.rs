@@ -1,9 +1,11 @@
-//! Verdicts: a run's [`RunOutcome`] and the reference's [`Judgement`] of its first line →
-//! one [`Verdict`] with an explanation.
+//! Verdicts: a run's [`RunOutcome`] and its test's [`Judge`] → one [`Decision`]: a [`Verdict`]
+//! with an explanation.
 //!
 //! The order is fixed (as the judges that markers trust decide it), so the same run always gets
 //! the same verdict: harness error, time limit, memory limit, runtime error, output limit, no
-//! output, then the reference's judgement (format error, wrong answer, gave up, accepted).
+//! output, then the judge's own finding (format error, wrong answer, gave up, accepted). Every
+//! kind of test, a suite's or a stacscheck step, goes through [`decide`]; a judge only says
+//! what the run's answer is worth, and which of the checks before it do not apply to it.
 
 use serde::{Deserialize, Serialize};
 
@@ -101,11 +103,72 @@ impl Attempt {
 pub struct Decision {
     pub verdict: Verdict,
     pub explanation: String,
+    /// For answers compared as text: a unified diff of expected and actual output (else empty).
+    pub diff: String,
 }
 
 impl Decision {
     fn new(verdict: Verdict, explanation: impl Into<String>) -> Self {
-        Decision { verdict, explanation: explanation.into() }
+        Decision { verdict, explanation: explanation.into(), diff: String::new() }
+    }
+}
+
+/// What a judge makes of a run that ended cleanly within its limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Judged {
+    Accepted,
+    /// A well-formed answer that is wrong: why, and a diff when the answer is compared as text.
+    WrongAnswer {
+        explanation: String,
+        diff: String,
+    },
+    /// The output is not an answer of the required form at all.
+    FormatError {
+        explanation: String,
+    },
+    /// The program said it could not decide (`-1`): neither right nor wrong.
+    GaveUp,
+}
+
+impl From<Judgement> for Judged {
+    fn from(judgement: Judgement) -> Judged {
+        match judgement {
+            Judgement::Accepted => Judged::Accepted,
+            Judgement::WrongAnswer { explanation } => Judged::WrongAnswer { explanation, diff: String::new() },
+            Judgement::FormatError { explanation } => Judged::FormatError { explanation },
+            Judgement::GaveUp => Judged::GaveUp,
+        }
+    }
+}
+
+/// A test's judge: the whole outcome of a run that ended within its limits → what its answer is
+/// worth. An `Err` is the judge's own failure (the reference could not judge): a harness error,
+/// never the student's.
+pub trait Judge: Send + Sync {
+    /// Whether a non-zero exit status is the program's answer (a stacscheck test passes by
+    /// exiting 0) rather than a crash.
+    fn exit_status_is_an_answer(&self) -> bool {
+        false
+    }
+
+    /// Whether printing nothing is an answer to judge rather than no output at all.
+    fn silence_is_an_answer(&self) -> bool {
+        false
+    }
+
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, String>;
+}
+
+/// A judge of a run's first line of standard output (without its line terminator), for games
+/// whose answer is one line: `judge(first_line)`.
+pub struct FirstLine<F>(pub F);
+
+impl<F> Judge for FirstLine<F>
+where
+    F: Fn(&[u8]) -> Result<Judgement, RefereeError> + Send + Sync,
+{
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
+        (self.0)(first_line(&run.stdout)).map(Judged::from).map_err(|error| error.to_string())
     }
 }
 
@@ -151,13 +214,8 @@ pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits) -> Opti
     None
 }
 
-/// Decides the verdict of one test from its run and, if it gets that far, the reference's
-/// judgement of the first line.
-pub fn decide(
-    run: Result<&RunOutcome, &SandboxError>,
-    limits: &crate::sandbox::Limits,
-    judge: impl FnOnce(&[u8]) -> Result<Judgement, RefereeError>,
-) -> Decision {
+/// Decides the verdict of one test from its run and, if it gets that far, its judge's finding.
+pub fn decide(run: Result<&RunOutcome, &SandboxError>, limits: &crate::sandbox::Limits, judge: &dyn Judge) -> Decision {
     let run = match run {
         Ok(run) => run,
         Err(error) => return Decision::new(Verdict::HarnessError, format!("the sandbox failed: {error}")),
@@ -167,7 +225,7 @@ pub fn decide(
     }
     // A program killed because it passed the output cap died of the limit, not of a crash.
     let crashed = match run.exit {
-        Exit::Code(code) => code != 0,
+        Exit::Code(code) => code != 0 && !judge.exit_status_is_an_answer(),
         Exit::Signal(_) => !run.output_limit_hit(),
     };
     if crashed {
@@ -180,15 +238,17 @@ pub fn decide(
             format!("printed more than the output limit of {} KiB on {stream}", limits.output_bytes >> 10),
         );
     }
-    if run.stdout.iter().all(u8::is_ascii_whitespace) {
+    if run.stdout.iter().all(u8::is_ascii_whitespace) && !judge.silence_is_an_answer() {
         return Decision::new(Verdict::NoOutput, "printed nothing on standard output");
     }
-    match judge(first_line(&run.stdout)) {
+    match judge.judge(run) {
         Err(error) => Decision::new(Verdict::HarnessError, format!("the reference could not judge: {error}")),
-        Ok(Judgement::Accepted) => Decision::new(Verdict::Accepted, ""),
-        Ok(Judgement::WrongAnswer { explanation }) => Decision::new(Verdict::WrongAnswer, explanation),
-        Ok(Judgement::FormatError { explanation }) => Decision::new(Verdict::FormatError, explanation),
-        Ok(Judgement::GaveUp) => Decision::new(Verdict::GaveUp, "answered -1: could not decide"),
+        Ok(Judged::Accepted) => Decision::new(Verdict::Accepted, ""),
+        Ok(Judged::WrongAnswer { explanation, diff }) => {
+            Decision { diff, ..Decision::new(Verdict::WrongAnswer, explanation) }
+        }
+        Ok(Judged::FormatError { explanation }) => Decision::new(Verdict::FormatError, explanation),
+        Ok(Judged::GaveUp) => Decision::new(Verdict::GaveUp, "answered -1: could not decide"),
     }
 }
 
@@ -227,7 +287,7 @@ mod tests {
     }
 
     fn verdict_of(outcome: &RunOutcome) -> Verdict {
-        decide(Ok(outcome), &LIMITS, |_| Ok(Judgement::Accepted)).verdict
+        decide(Ok(outcome), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted))).verdict
     }
 
     /// Every combination of the run's failure flags gets the verdict of the first one in the
@@ -267,7 +327,7 @@ mod tests {
         assert_eq!(verdict_of(&flood), Verdict::OutputLimit);
         let mut crash = run(b"");
         crash.exit = Exit::Signal(libc::SIGSEGV);
-        let decision = decide(Ok(&crash), &LIMITS, |_| Ok(Judgement::Accepted));
+        let decision = decide(Ok(&crash), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
         assert_eq!(decision.verdict, Verdict::RuntimeError);
         assert!(decision.explanation.contains("SIGSEGV"), "{}", decision.explanation);
     }
@@ -275,15 +335,23 @@ mod tests {
     #[test]
     fn the_judgement_decides_a_clean_run_and_a_referee_failure_is_the_harness() {
         let clean = run(b"1 0 2\r\nmore\n");
-        let mut seen = Vec::new();
-        let wrong = decide(Ok(&clean), &LIMITS, |line| {
-            seen.extend_from_slice(line);
-            Ok(Judgement::WrongAnswer { explanation: "no".into() })
-        });
-        assert_eq!(seen, b"1 0 2");
+        let seen = std::sync::Mutex::new(Vec::new());
+        let wrong = decide(
+            Ok(&clean),
+            &LIMITS,
+            &FirstLine(|line: &[u8]| {
+                seen.lock().unwrap().extend_from_slice(line);
+                Ok(Judgement::WrongAnswer { explanation: "no".into() })
+            }),
+        );
+        assert_eq!(*seen.lock().unwrap(), b"1 0 2");
         assert_eq!(wrong.verdict, Verdict::WrongAnswer);
-        let failed = decide(Ok(&clean), &LIMITS, |_| Err(RefereeError::Undecided { reason: "budget".into() }));
+        let failed = decide(
+            Ok(&clean),
+            &LIMITS,
+            &FirstLine(|_: &[u8]| Err(RefereeError::Undecided { reason: "budget".into() })),
+        );
         assert_eq!(failed.verdict, Verdict::HarnessError);
-        assert_eq!(decide(Ok(&clean), &LIMITS, |_| Ok(Judgement::GaveUp)).verdict, Verdict::GaveUp);
+        assert_eq!(decide(Ok(&clean), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::GaveUp))).verdict, Verdict::GaveUp);
     }
 }

@@ -1,18 +1,26 @@
-//! Assembling a student's report: the build report and every run's outcome → verdicts (through
-//! the reference), marks, and one [`StudentReport`].
+//! Assembling a student's report: a [`Plan`], a submission's build report and every run's
+//! [`RunResult`] → verdicts (through each test's judge), marks (through [`score`]) and one
+//! [`StudentReport`].
 
 use crate::build::{BuildReport, BuildVerdict};
-use crate::report::model::{BuildSection, CheckRow, Environment, PartReport, StudentReport, TestReport};
+use crate::plan::{PartTally, Plan};
+use crate::report::model::{BuildSection, Environment, PartReport, StudentReport, TestReport};
 use crate::report::text;
 use crate::sandbox::{self, Command, RunOutcome, SandboxError};
 use crate::score;
-use crate::suite::{Suite, Test};
 use crate::verdict::{self, Attempt, Decision, Verdict};
 
-use super::plan::PlannedRun;
+/// How one planned run ended, as far as a report cares.
+pub enum RunResult {
+    Ran(Box<Ran>),
+    /// Not run, because a test guarding it was not accepted.
+    Skipped {
+        reason: String,
+    },
+}
 
-/// How one run ended, as far as a report cares.
-pub struct RunResult {
+/// A run that happened (now, or in an earlier marking whose result was stored).
+pub struct Ran {
     pub outcome: Result<RunOutcome, SandboxError>,
     /// The command as run (in the private copy).
     pub command: Command,
@@ -20,14 +28,24 @@ pub struct RunResult {
     pub attempts: Vec<Attempt>,
 }
 
+impl RunResult {
+    pub fn ran(outcome: Result<RunOutcome, SandboxError>, command: Command, attempts: Vec<Attempt>) -> RunResult {
+        RunResult::Ran(Box::new(Ran { outcome, command, attempts }))
+    }
+}
+
+/// The verdict test `test` gets from `outcome`, the result of its run.
+pub fn decision(plan: &Plan<'_>, test: usize, outcome: Result<&RunOutcome, &SandboxError>) -> Decision {
+    let planned = &plan.tests[test];
+    verdict::decide(outcome, &plan.runs[planned.run].limits, planned.judge.as_ref())
+}
+
 /// Judges, scores and describes one submission. `build` is `None` when the harness itself
-/// could not prepare the submission; `results` has one entry per planned run when it built.
+/// could not prepare the submission; `results` has one entry per planned run.
 pub fn student_report(
-    suite: &Suite,
-    tests: &[&Test],
+    plan: &Plan<'_>,
     student: &str,
     build: Option<&BuildReport>,
-    plan: &[PlannedRun],
     results: &[Option<RunResult>],
     environment: &Environment,
 ) -> StudentReport {
@@ -45,60 +63,58 @@ pub fn student_report(
             wall_ms: 0,
         },
     };
-    let mut test_reports: Vec<Option<TestReport>> = vec![None; tests.len()];
-    for (run, result) in plan.iter().zip(results) {
-        let Some(result) = result else { continue };
-        for &index in &run.tests {
-            let mut report = test_report(suite, tests[index], &result.command, result.outcome.as_ref());
-            if let [first, second] = result.attempts[..] {
-                let confirmation = format!(
-                    "its first run used {:.2} s of CPU time, just past the {:.1} s limit, so it was run again \
-                     ({:.2} s); the lower figure counts",
-                    first.cpu_ms as f64 / 1000.0,
-                    tests[index].def.limits.cpu.as_secs_f64(),
-                    second.cpu_ms as f64 / 1000.0
-                );
-                report.explanation = match report.explanation.is_empty() {
-                    true => confirmation,
-                    false => format!("{} ({confirmation})", report.explanation),
-                };
+    let mut reports: Vec<TestReport> = (0..plan.tests.len())
+        .map(|index| {
+            let planned = &plan.tests[index];
+            match results.get(planned.run).and_then(Option::as_ref) {
+                Some(RunResult::Ran(ran)) => {
+                    test_report(plan, index, &ran.command, ran.outcome.as_ref(), &ran.attempts)
+                }
+                Some(RunResult::Skipped { reason }) => {
+                    TestReport { explanation: reason.clone(), ..with_verdict(&planned.blank, Verdict::NotRun) }
+                }
+                None => {
+                    with_verdict(&planned.blank, if build.is_none() { Verdict::HarnessError } else { Verdict::NotRun })
+                }
             }
-            report.time_runs = result.attempts.clone();
-            test_reports[index] = Some(report);
-        }
-    }
-    let mut test_reports = test_reports.into_iter().enumerate().map(|(index, report)| {
-        report.unwrap_or_else(|| {
-            let verdict = if build.is_none() { Verdict::HarnessError } else { Verdict::NotRun };
-            not_run(suite, tests[index], verdict)
         })
-    });
-    let mut parts = Vec::with_capacity(suite.parts.len());
-    for part in &suite.parts {
-        let mut reports: Vec<TestReport> = test_reports.by_ref().take(part.tests.len()).collect();
+        .collect();
+    let mut parts = Vec::with_capacity(plan.parts.len());
+    for (part_index, part) in plan.parts.iter().enumerate() {
+        let members: Vec<usize> = (0..plan.tests.len()).filter(|&t| plan.tests[t].part == part_index).collect();
         let weighted: Vec<(f64, Verdict)> =
-            part.tests.iter().zip(&reports).map(|(test, report)| (test.def.weight, report.verdict)).collect();
-        let (per_test, part_score) = score::part_scores(part.weight, &weighted, suite.gave_up_credit);
-        for (report, (earned, max)) in reports.iter_mut().zip(per_test) {
+            members.iter().map(|&t| (plan.tests[t].weight, reports[t].verdict)).collect();
+        let (per_test, part_score) = score::part_scores(part.weight, &weighted, plan.gave_up_credit);
+        let mut tests = Vec::with_capacity(members.len());
+        for (&t, (earned, max)) in members.iter().zip(per_test) {
+            let mut report = std::mem::replace(
+                &mut reports[t],
+                TestReport::new(String::new(), String::new(), String::new(), Verdict::NotRun),
+            );
             report.score = score::round(earned);
             report.max_score = score::round(max);
+            tests.push(report);
         }
         parts.push(PartReport {
             id: part.id.clone(),
             title: part.title.clone(),
             score: part_score,
             max_score: score::round(part.weight),
-            passed: reports.iter().filter(|r| r.verdict == Verdict::Accepted).count(),
-            tests: reports,
+            passed: tests.iter().filter(|r| r.verdict == Verdict::Accepted).count(),
+            tests,
         });
     }
-    let check_table = check_table(&parts, build_section.verdict);
+    let tallies: Vec<PartTally> = parts
+        .iter()
+        .map(|p| PartTally { id: p.id.clone(), title: p.title.clone(), passed: p.passed, total: p.tests.len() })
+        .collect();
+    let check_table = (plan.check_table)(&tallies, build_section.verdict == BuildVerdict::Ok);
     StudentReport {
         student: student.to_string(),
-        suite: suite.name.clone(),
-        suite_title: suite.title.clone(),
+        suite: plan.name.clone(),
+        suite_title: plan.title.clone(),
         score: score::round(parts.iter().map(|p| p.score).sum()),
-        max_score: score::round(suite.parts.iter().map(|p| p.weight).sum()),
+        max_score: plan.max_score(),
         build: build_section,
         parts,
         check_table,
@@ -106,20 +122,39 @@ pub fn student_report(
     }
 }
 
+fn with_verdict(blank: &TestReport, verdict: Verdict) -> TestReport {
+    TestReport { verdict, verdict_label: verdict.label().to_string(), ..blank.clone() }
+}
+
 fn test_report(
-    suite: &Suite,
-    test: &Test,
+    plan: &Plan<'_>,
+    index: usize,
     command: &Command,
     outcome: Result<&RunOutcome, &SandboxError>,
+    attempts: &[Attempt],
 ) -> TestReport {
-    let name = test.def.puzzle.display().to_string();
-    let instance = bhref::referee::Instance { name: &name, text: &test.def.puzzle_text };
-    let Decision { verdict, explanation } = verdict::decide(outcome, &test.def.limits, |first_line| {
-        suite.referee.judge(&test.def.kind, instance, test.def.input.as_deref(), &test.expected, first_line)
-    });
-    let mut report = not_run(suite, test, verdict);
-    report.explanation = explanation;
-    report.command = sandbox::describe(command);
+    let Decision { verdict, mut explanation, diff } = decision(plan, index, outcome);
+    if let [first, second] = attempts {
+        let limit = plan.runs[plan.tests[index].run].limits.cpu;
+        let confirmation = format!(
+            "its first run used {:.2} s of CPU time, just past the {:.1} s limit, so it was run again \
+             ({:.2} s); the lower figure counts",
+            first.cpu_ms as f64 / 1000.0,
+            limit.as_secs_f64(),
+            second.cpu_ms as f64 / 1000.0
+        );
+        explanation = match explanation.is_empty() {
+            true => confirmation,
+            false => format!("{explanation} ({confirmation})"),
+        };
+    }
+    let mut report = TestReport {
+        explanation,
+        diff,
+        command: sandbox::describe(command),
+        time_runs: attempts.to_vec(),
+        ..with_verdict(&plan.tests[index].blank, verdict)
+    };
     if let Ok(run) = outcome {
         report.wall_ms = run.wall.as_millis() as u64;
         report.cpu_ms = run.cpu.as_millis() as u64;
@@ -128,35 +163,4 @@ fn test_report(
         report.stderr_tail = text::tail(&run.stderr, 15, 4096);
     }
     report
-}
-
-/// A test's report before (or without) a run.
-fn not_run(suite: &Suite, test: &Test, verdict: Verdict) -> TestReport {
-    let puzzle = test.def.puzzle.strip_prefix(&suite.dir).unwrap_or(&test.def.puzzle);
-    TestReport {
-        expected: test.expected.answer.clone(),
-        expected_detail: text::shorten(&test.expected.detail, 300),
-        input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
-        ..TestReport::new(test.def.id.clone(), test.def.kind.clone(), puzzle.display().to_string(), verdict)
-    }
-}
-
-/// The rows of the handout's check table that a harness can fill.
-fn check_table(parts: &[PartReport], build: BuildVerdict) -> Vec<CheckRow> {
-    let mut rows: Vec<CheckRow> = parts
-        .iter()
-        .map(|part| {
-            let all = part.passed == part.tests.len();
-            CheckRow {
-                task: format!("{}: Provided tests passed", part.title),
-                done: format!("{} ({} of {})", if all { "yes" } else { "no" }, part.passed, part.tests.len()),
-            }
-        })
-        .collect();
-    let working = match build {
-        BuildVerdict::Ok => "yes",
-        BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => "no",
-    };
-    rows.push(CheckRow { task: "build.sh script included and working".into(), done: working.into() });
-    rows
 }

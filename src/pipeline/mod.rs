@@ -1,41 +1,40 @@
-//! The pipeline: a verified [`Suite`] and [`Submission`]s → one [`StudentReport`] each and a
-//! [`ClassReport`], announced to the reporters as [`Event`]s.
+//! The pipeline: a [`Plan`] and [`Submission`]s → one [`StudentReport`] each and a
+//! [`ClassReport`], announced to the reporters as [`Event`]s. A suite and a stacscheck tree are
+//! marked by the same code; only their plans differ.
 //!
 //! The one place that owns the order of the stages (build → run → verdict → score → report) and
 //! their parallelism: one worker thread per CPU slot ([`slots`]) takes builds and runs from one
 //! queue (runs of built submissions first, so finished reports appear early) and pins each to
 //! its slot, while this thread judges, scores, stores each result as it arrives and hands
-//! reports to the reporters. Each distinct command runs once per submission ([`plan`]); a
-//! result already stored by an earlier, interrupted marking into the same output folder is
-//! reused ([`crate::store`]); a run that ends just past its CPU limit is run once more and the
-//! lower figure counts ([`timing`]).
+//! reports to the reporters. A submission's runs start stage by stage (a stacscheck build runs
+//! alone, after every step before it), and a run whose guarding tests were not accepted is
+//! skipped; a result already stored by an earlier, interrupted marking into the same output
+//! folder is reused ([`crate::store`]); a run that ends just past its CPU limit is run once
+//! more and the lower figure counts ([`timing`]).
 
 mod assemble;
-mod plan;
+mod queue;
 pub mod slots;
-mod stacscheck;
 pub mod timing;
 
 pub use slots::Slots;
-pub use stacscheck::mark_tree;
 
-use std::collections::{HashMap, VecDeque};
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::build::{self, BuildConfig, BuildError, BuildReport, BuildVerdict, BuiltSubmission, Submission};
 use crate::environment;
-use crate::report::model::{ClassReport, StudentReport};
+use crate::plan::{Place, Plan};
+use crate::report::model::{ClassHeader, ClassReport, HarnessProblem, ProblemKind, StudentReport};
 use crate::report::{Event, ReportError, Reporter};
-use crate::sandbox::{Command, Limits, RunOutcome, Sandbox, SandboxError};
-use crate::score;
+use crate::sandbox::{RunOutcome, Sandbox, SandboxError};
 use crate::store::{Key, ResultStore, StoredRun};
-use crate::suite::{Suite, Test};
 
 use assemble::RunResult;
-use plan::PlannedRun;
+use queue::{Job, RunJob, SharedQueue};
 
 /// How to mark.
 pub struct MarkOptions {
@@ -56,82 +55,32 @@ pub enum PipelineError {
     Report(#[from] ReportError),
 }
 
-/// What a worker is asked to do.
-enum Job {
-    Build(usize),
-    Run { student: usize, run: usize, command: Command, limits: Limits },
-}
-
 /// What a worker reports back.
 enum Done {
     Built {
         student: usize,
         key: Key,
-        built: Result<BuiltSubmission, BuildError>,
+        built: Result<Prepared, BuildError>,
     },
     /// Everything this submission needs was stored by an earlier marking.
     Reused {
         student: usize,
         build: BuildReport,
-        runs: Vec<StoredRun>,
+        results: Vec<Option<RunResult>>,
+        reused: usize,
     },
     Ran {
         student: usize,
         run: usize,
-        command: Command,
+        command: crate::sandbox::Command,
         outcome: Result<RunOutcome, SandboxError>,
     },
 }
 
-#[derive(Default)]
-struct Queue {
-    builds: VecDeque<Job>,
-    runs: VecDeque<Job>,
-    closed: bool,
-}
-
-/// The work queue shared by the workers.
-#[derive(Default)]
-struct SharedQueue {
-    queue: Mutex<Queue>,
-    ready: Condvar,
-}
-
-impl SharedQueue {
-    /// Queues a job, unless marking is stopping.
-    fn push(&self, job: Job) {
-        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        if queue.closed {
-            return;
-        }
-        match job {
-            Job::Build(_) => queue.builds.push_back(job),
-            Job::Run { .. } => queue.runs.push_back(job),
-        }
-        self.ready.notify_one();
-    }
-
-    /// Stops handing out work; jobs not yet started are dropped.
-    fn close(&self) {
-        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        queue.closed = true;
-        queue.builds.clear();
-        queue.runs.clear();
-        self.ready.notify_all();
-    }
-
-    fn pop(&self) -> Option<Job> {
-        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(job) = queue.runs.pop_front().or_else(|| queue.builds.pop_front()) {
-                return Some(job);
-            }
-            if queue.closed {
-                return None;
-            }
-            queue = self.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
-        }
-    }
+/// A built submission with its copy of the plan's workspace.
+struct Prepared {
+    built: BuiltSubmission,
+    workspace: PathBuf,
 }
 
 /// A submission on its way through the pipeline.
@@ -141,8 +90,10 @@ struct InProgress {
     build: Option<BuildReport>,
     build_key: Option<Key>,
     /// The private built copy, removed when this is dropped.
-    _built: Option<BuiltSubmission>,
+    prepared: Option<Prepared>,
     results: Vec<Option<RunResult>>,
+    /// The next stage whose runs have not been settled.
+    stage: usize,
     /// First runs that ended just past their CPU limit, waiting for their confirmation.
     unconfirmed: HashMap<usize, RunOutcome>,
     /// A run was ended by the signal that stopped marking: no report, marking again finishes it.
@@ -153,12 +104,10 @@ struct InProgress {
 
 /// Everything the workers share.
 struct Context<'a> {
-    suite: &'a Suite,
+    plan: &'a Plan<'a>,
     submissions: &'a [Submission],
     sandbox: &'a Sandbox,
     options: &'a MarkOptions,
-    build_config: BuildConfig,
-    plan: Vec<PlannedRun>,
     queue: SharedQueue,
 }
 
@@ -167,12 +116,28 @@ impl Context<'_> {
     fn work(&self, job: Job, cores: &[usize]) -> Done {
         match job {
             Job::Build(student) => self.build(student, cores),
-            Job::Run { student, run, command, limits } => {
+            Job::Run(job) => {
+                let RunJob { student, run, command, limits, scratch } = *job;
                 let pinned = command.clone().cpus(cores.iter().copied());
-                let outcome = self.suite.launch.quiet_run(self.sandbox.run(&pinned, &limits));
-                Done::Ran { student, run, command, outcome }
+                let outcome = match &scratch {
+                    Some(dir) => self.own_folder(dir).and_then(|()| self.sandbox.run(&pinned, &limits)),
+                    None => self.sandbox.run(&pinned, &limits),
+                };
+                if let Some(dir) = &scratch {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+                Done::Ran { student, run, command, outcome: self.plan.launch.quiet_run(outcome) }
             }
         }
+    }
+
+    /// Makes a run's own folder, writable by the user programs run as.
+    fn own_folder(&self, dir: &Path) -> Result<(), SandboxError> {
+        let made = std::fs::create_dir(dir).and_then(|()| match self.sandbox.run_as() {
+            Some(ids) => std::os::unix::fs::chown(dir, Some(ids.uid), Some(ids.gid)),
+            None => Ok(()),
+        });
+        made.map_err(|source| SandboxError::Scratch { path: dir.to_path_buf(), source })
     }
 
     fn build(&self, student: usize, cores: &[usize]) -> Done {
@@ -181,16 +146,25 @@ impl Context<'_> {
             Ok(digest) => digest,
             Err(source) => {
                 let error = BuildError::Io { path: submission.path.clone(), source };
-                let key = ResultStore::build_key(&submission.name, "", &self.build_config);
+                let key = ResultStore::build_key(&submission.name, "", &self.plan.build);
                 return Done::Built { student, key, built: Err(error) };
             }
         };
-        let key = ResultStore::build_key(&submission.name, &digest, &self.build_config);
+        let key = ResultStore::build_key(&submission.name, &digest, &self.plan.build);
         if let Some(done) = self.reuse(student, &key) {
             return done;
         }
-        let config = BuildConfig { cpus: cores.to_vec(), ..self.build_config.clone() };
-        let built = build::prepare(submission, &config, &self.options.scratch_root, self.sandbox);
+        let config = BuildConfig { cpus: cores.to_vec(), ..self.plan.build.clone() };
+        let built = build::prepare(submission, &config, &self.options.scratch_root, self.sandbox).and_then(|built| {
+            let scratch = built.scratch.path();
+            let workspace = match &self.plan.workspace {
+                Some(workspace) if built.build.verdict == BuildVerdict::Ok => workspace
+                    .copy_into(scratch)
+                    .map_err(|source| BuildError::Io { path: workspace.from.clone(), source })?,
+                Some(_) | None => scratch.join(crate::plan::Workspace::DIR),
+            };
+            Ok(Prepared { built, workspace })
+        });
         Done::Built { student, key, built }
     }
 
@@ -198,45 +172,102 @@ impl Context<'_> {
     fn reuse(&self, student: usize, key: &Key) -> Option<Done> {
         let store = self.options.store.as_ref()?;
         let build = store.load_build(key)?;
-        let runs = match build.verdict {
-            BuildVerdict::Ok => {
-                self.plan.iter().map(|run| store.load_run(&run.key(key))).collect::<Option<Vec<_>>>()?
-            }
-            BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => Vec::new(),
+        let mut entry = InProgress {
+            build_key: Some(key.clone()),
+            results: self.plan.runs.iter().map(|_| None).collect(),
+            ..InProgress::default()
         };
-        Some(Done::Reused { student, build, runs })
+        if build.verdict == BuildVerdict::Ok {
+            let place = Place {
+                srcdir: Path::new(&self.plan.build.srcdir),
+                workspace: Path::new(crate::plan::Workspace::DIR),
+                scratch: None,
+            };
+            if !self.settle(&mut entry, &place).is_empty() {
+                return None;
+            }
+        }
+        Some(Done::Reused { student, build, results: entry.results, reused: entry.reused })
+    }
+
+    /// Settles a built submission's runs stage by stage, from the first unsettled one: a run
+    /// whose guarding tests were not all accepted is skipped, a stored result is reused. Stops
+    /// at the first stage with runs left to do, and returns those.
+    fn settle(&self, entry: &mut InProgress, place: &Place<'_>) -> Vec<usize> {
+        let plan = self.plan;
+        let store = self.options.store.as_ref();
+        while entry.stage < plan.stages() {
+            let mut to_run = Vec::new();
+            for (index, run) in plan.runs.iter().enumerate().filter(|(_, run)| run.stage == entry.stage) {
+                if entry.results[index].is_some() {
+                    continue;
+                }
+                let failed_guard = run.guarded_by.iter().copied().find(|&test| !accepted(plan, &entry.results, test));
+                if let Some(guard) = failed_guard {
+                    let reason = format!("skipped: {} did not pass", plan.tests[guard].blank.id);
+                    entry.results[index] = Some(RunResult::Skipped { reason });
+                    continue;
+                }
+                let stored = store.zip(entry.build_key.as_ref()).and_then(|(store, key)| store.load_run(&run.key(key)));
+                match stored {
+                    Some(StoredRun { outcome, attempts }) => {
+                        entry.reused += 1;
+                        let command = run.command(place);
+                        entry.results[index] = Some(RunResult::ran(Ok(outcome), command, attempts));
+                    }
+                    None => to_run.push(index),
+                }
+            }
+            entry.stage += 1;
+            if !to_run.is_empty() {
+                return to_run;
+            }
+        }
+        Vec::new()
+    }
+
+    /// Queues the runs of a built submission's next stage that has any left to do.
+    fn start_next_stage(&self, student: usize, entry: &mut InProgress) {
+        let Some(prepared) = &entry.prepared else { return };
+        let srcdir = prepared.built.srcdir.clone();
+        let workspace = prepared.workspace.clone();
+        let scratch_root = prepared.built.scratch.path().to_path_buf();
+        let place = Place { srcdir: &srcdir, workspace: &workspace, scratch: None };
+        for run in self.settle(entry, &place) {
+            let planned = &self.plan.runs[run];
+            let scratch = planned.needs_scratch().then(|| scratch_root.join(format!("run-{run}")));
+            let command = planned.command(&Place { scratch: scratch.as_deref(), ..place });
+            let limits = planned.run_limits;
+            entry.remaining += 1;
+            self.queue.push(Job::Run(Box::new(RunJob { student, run, command, limits, scratch })));
+        }
     }
 }
 
-/// Marks every submission against the suite, telling `reporters` as results come in.
+/// Whether test `test` was run and accepted.
+fn accepted(plan: &Plan<'_>, results: &[Option<RunResult>], test: usize) -> bool {
+    match &results[plan.tests[test].run] {
+        Some(RunResult::Ran(ran)) => {
+            assemble::decision(plan, test, ran.outcome.as_ref()).verdict == crate::verdict::Verdict::Accepted
+        }
+        Some(RunResult::Skipped { .. }) | None => false,
+    }
+}
+
+/// Marks every submission against the plan, telling `reporters` as results come in.
 pub fn mark(
-    suite: &Suite,
+    plan: &Plan<'_>,
     submissions: &[Submission],
     sandbox: &Sandbox,
     options: &MarkOptions,
     reporters: &mut [&mut dyn Reporter],
 ) -> Result<ClassReport, PipelineError> {
-    let tests: Vec<&Test> = suite.tests().collect();
-    let environment = environment::describe(suite, &options.slots, sandbox);
-    let context = Context {
-        suite,
-        submissions,
-        sandbox,
-        options,
-        build_config: BuildConfig {
-            srcdir: suite.srcdir.clone(),
-            command: suite.build.command.clone(),
-            script: suite.build.script.clone(),
-            limits: suite.build.limits,
-            cpus: Vec::new(),
-        },
-        plan: plan::plan_runs(suite, &tests),
-        queue: SharedQueue::default(),
-    };
-    announce(reporters, &Event::Started { submissions: submissions.len(), tests: tests.len() })?;
+    let environment = environment::describe(plan, &options.slots, sandbox);
+    let context = Context { plan, submissions, sandbox, options, queue: SharedQueue::default() };
+    announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.tests.len() })?;
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let mut reports: Vec<StudentReport> = Vec::with_capacity(submissions.len());
-    let mut harness_problems = Vec::new();
+    let mut problems = Vec::new();
     let mut progress: HashMap<usize, InProgress> = HashMap::new();
     std::thread::scope(|scope| -> Result<(), PipelineError> {
         for slot in 0..options.slots.len() {
@@ -269,49 +300,38 @@ pub fn mark(
                     Err(mpsc::RecvTimeoutError::Timeout) => continue,
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 };
-                let student = receive(&context, done, &mut progress, &mut harness_problems);
-                if progress[&student].remaining > 0 {
+                let student = receive(&context, done, &mut progress, &mut problems);
+                let entry = progress.get_mut(&student).expect("present");
+                if entry.remaining == 0 && !entry.interrupted {
+                    context.start_next_stage(student, entry);
+                }
+                if entry.remaining > 0 {
                     continue;
                 }
                 let entry = progress.remove(&student).expect("present");
+                finished += 1;
                 if entry.interrupted {
-                    finished += 1;
                     continue;
                 }
-                let report = assemble::student_report(
-                    suite,
-                    &tests,
-                    &submissions[student].name,
-                    entry.build.as_ref(),
-                    &context.plan,
-                    &entry.results,
-                    &environment,
-                );
-                if report.has_harness_error() {
-                    harness_problems.push(format!("{}: some tests could not be judged", report.student));
-                }
+                let name = &submissions[student].name;
+                let report = assemble::student_report(plan, name, entry.build.as_ref(), &entry.results, &environment);
                 let event = Event::StudentDone { report: Box::new(report.clone()), reused_runs: entry.reused };
                 announce(reporters, &event)?;
                 reports.push(report);
-                finished += 1;
             }
             Ok(())
         })();
         context.queue.close();
         outcome
     })?;
-    reports.sort_by(|a, b| a.student.cmp(&b.student));
     let incomplete = not_marked(submissions, &reports);
-    let class = ClassReport {
-        suite: suite.name.clone(),
-        suite_title: suite.title.clone(),
-        part_ids: suite.parts.iter().map(|p| p.id.clone()).collect(),
-        max_score: score::round(suite.parts.iter().map(|p| p.weight).sum()),
-        students: reports,
-        environment,
-        harness_problems,
-        incomplete,
+    let header = ClassHeader {
+        suite: plan.name.clone(),
+        suite_title: plan.title.clone(),
+        part_ids: plan.parts.iter().map(|p| p.id.clone()).collect(),
+        max_score: plan.max_score(),
     };
+    let class = ClassReport::new(header, reports, environment, problems, incomplete);
     announce(reporters, &Event::Finished(Box::new(class.clone())))?;
     Ok(class)
 }
@@ -321,74 +341,39 @@ fn receive(
     context: &Context<'_>,
     done: Done,
     progress: &mut HashMap<usize, InProgress>,
-    harness_problems: &mut Vec<String>,
+    problems: &mut Vec<HarnessProblem>,
 ) -> usize {
     let store = context.options.store.as_ref();
+    let name = |student: usize| context.submissions[student].name.as_str();
     match done {
-        Done::Reused { student, build, runs } => {
-            let results = context
-                .plan
-                .iter()
-                .zip(runs)
-                .map(|(run, stored)| {
-                    let command = run.command(std::path::Path::new(&context.suite.srcdir));
-                    Some(RunResult { outcome: Ok(stored.outcome), command, attempts: stored.attempts })
-                })
-                .collect::<Vec<_>>();
-            let reused = results.len();
-            let entry = InProgress { build: Some(build), results, reused, ..InProgress::default() };
-            progress.insert(student, entry);
+        Done::Reused { student, build, results, reused } => {
+            let stage = context.plan.stages();
+            progress
+                .insert(student, InProgress { build: Some(build), results, reused, stage, ..InProgress::default() });
             student
         }
-        Done::Built { student, key, built: Ok(built) } => {
+        Done::Built { student, key, built: Ok(prepared) } => {
             if let Some(store) = store {
-                if let Err(error) = store.save_build(&key, &built.build) {
-                    harness_problems.push(format!("{}: could not store the build result: {error}", built.name));
+                if let Err(error) = store.save_build(&key, &prepared.built.build) {
+                    problems.push(HarnessProblem::new(name(student), ProblemKind::NotStored, error));
                 }
             }
-            let runs: &[PlannedRun] = match built.build.verdict {
-                BuildVerdict::Ok => &context.plan,
-                BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => &[],
-            };
-            let mut results = Vec::with_capacity(runs.len());
-            let (mut remaining, mut reused) = (0, 0);
-            for (index, run) in runs.iter().enumerate() {
-                let command = run.command(&built.srcdir);
-                match store.and_then(|store| store.load_run(&run.key(&key))) {
-                    Some(stored) => {
-                        reused += 1;
-                        results.push(Some(RunResult {
-                            outcome: Ok(stored.outcome),
-                            command,
-                            attempts: stored.attempts,
-                        }));
-                    }
-                    None => {
-                        remaining += 1;
-                        results.push(None);
-                        let limits = run.run_limits;
-                        context.queue.push(Job::Run { student, run: index, command, limits });
-                    }
-                }
-            }
-            let build = Some(built.build.clone());
+            let build_ok = prepared.built.build.verdict == BuildVerdict::Ok;
             let entry = InProgress {
-                build,
+                build: Some(prepared.built.build.clone()),
                 build_key: Some(key),
-                _built: Some(built),
-                results,
-                remaining,
-                reused,
+                results: context.plan.runs.iter().map(|_| None).collect(),
+                // A submission that did not build runs nothing.
+                stage: if build_ok { 0 } else { context.plan.stages() },
+                prepared: Some(prepared),
                 ..InProgress::default()
             };
             progress.insert(student, entry);
             student
         }
         Done::Built { student, built: Err(error), .. } => {
-            let name = &context.submissions[student].name;
-            harness_problems.push(format!("{name}: could not prepare the submission: {error}"));
-            let entry = InProgress::default();
-            progress.insert(student, entry);
+            problems.push(HarnessProblem::new(name(student), ProblemKind::NotPrepared, error));
+            progress.insert(student, InProgress::default());
             student
         }
         Done::Ran { student, outcome, .. } if killed_by_the_stop(context, &outcome) => {
@@ -403,12 +388,16 @@ fn receive(
         }
         Done::Ran { student, run, command, outcome } => {
             let entry = progress.get_mut(&student).expect("runs follow their build");
-            let planned = &context.plan[run];
+            let planned = &context.plan.runs[run];
             let (outcome, attempts) = match (outcome, entry.unconfirmed.remove(&run)) {
                 (Ok(first), None) if timing::needs_confirmation(&first, &planned.limits) => {
                     entry.unconfirmed.insert(run, first);
+                    let scratch = match (&entry.prepared, planned.needs_scratch()) {
+                        (Some(prepared), true) => Some(prepared.built.scratch.path().join(format!("run-{run}"))),
+                        (Some(_) | None, _) => None,
+                    };
                     let limits = planned.run_limits;
-                    context.queue.push(Job::Run { student, run, command, limits });
+                    context.queue.push(Job::Run(Box::new(RunJob { student, run, command, limits, scratch })));
                     return student;
                 }
                 (Ok(second), Some(first)) => {
@@ -424,11 +413,10 @@ fn receive(
             if let (Some(store), Some(key), Ok(outcome)) = (store, &entry.build_key, &outcome) {
                 let stored = StoredRun { outcome: outcome.clone(), attempts: attempts.clone() };
                 if let Err(error) = store.save_run(&planned.key(key), &stored) {
-                    let name = &context.submissions[student].name;
-                    harness_problems.push(format!("{name}: could not store a result: {error}"));
+                    problems.push(HarnessProblem::new(name(student), ProblemKind::NotStored, error));
                 }
             }
-            entry.results[run] = Some(RunResult { outcome, command, attempts });
+            entry.results[run] = Some(RunResult::ran(outcome, command, attempts));
             entry.remaining -= 1;
             student
         }

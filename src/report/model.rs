@@ -47,8 +47,13 @@ pub struct PartReport {
 pub struct TestReport {
     pub id: String,
     pub kind: String,
-    /// The instance path relative to the suite folder.
-    pub puzzle: String,
+    /// The file the test is about, relative to where its tests come from: a suite's instance
+    /// file, a stacscheck step's script.
+    #[serde(alias = "puzzle")]
+    pub instance: String,
+    /// What that file is, for readers ("Puzzle", "Script").
+    #[serde(default)]
+    pub instance_label: String,
     pub verdict: Verdict,
     pub verdict_label: String,
     pub explanation: String,
@@ -79,11 +84,12 @@ pub struct TestReport {
 
 impl TestReport {
     /// A test's report before anything is known of its run: no times, no output, no marks.
-    pub fn new(id: String, kind: String, puzzle: String, verdict: Verdict) -> TestReport {
+    pub fn new(id: String, kind: String, instance: String, verdict: Verdict) -> TestReport {
         TestReport {
             id,
             kind,
-            puzzle,
+            instance,
+            instance_label: String::new(),
             verdict,
             verdict_label: verdict.label().to_string(),
             explanation: String::new(),
@@ -140,9 +146,90 @@ pub struct ClassReport {
     pub students: Vec<StudentReport>,
     pub environment: Environment,
     /// Problems of the harness itself (a student that could not be marked), shown first.
-    pub harness_problems: Vec<String>,
+    pub harness_problems: Vec<HarnessProblem>,
     /// Submissions not marked because marking was interrupted.
     pub incomplete: Vec<String>,
+}
+
+/// What a class report says of itself, whatever the students: from the plan when marking,
+/// from the first student report when merging.
+#[derive(Clone, Debug)]
+pub struct ClassHeader {
+    pub suite: String,
+    pub suite_title: String,
+    pub part_ids: Vec<String>,
+    pub max_score: f64,
+}
+
+impl ClassReport {
+    /// The class report, the one way every command makes it: students in name order, and after
+    /// `problems` one for each student some of whose tests could not be judged.
+    pub fn new(
+        header: ClassHeader,
+        mut students: Vec<StudentReport>,
+        environment: Environment,
+        mut problems: Vec<HarnessProblem>,
+        incomplete: Vec<String>,
+    ) -> ClassReport {
+        students.sort_by(|a, b| a.student.cmp(&b.student));
+        let not_judged = students.iter().filter(|s| s.has_harness_error());
+        problems.extend(not_judged.map(|s| HarnessProblem::new(&s.student, ProblemKind::NotJudged, "")));
+        let ClassHeader { suite, suite_title, part_ids, max_score } = header;
+        ClassReport {
+            suite,
+            suite_title,
+            part_ids,
+            max_score,
+            students,
+            environment,
+            harness_problems: problems,
+            incomplete,
+        }
+    }
+}
+
+/// A failure of the harness itself while marking a student: never the student's fault, and
+/// the reason `bhgrade` exits with status 3.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HarnessProblem {
+    pub student: String,
+    pub kind: ProblemKind,
+    /// The error, when there is one to show.
+    pub detail: String,
+    /// The whole problem in a sentence (what the summary shows).
+    pub message: String,
+}
+
+/// The closed set of harness problems.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// The submission could not be copied, or its tests' files put beside it.
+    NotPrepared,
+    /// A finished result could not be stored for reuse (the report is still right).
+    NotStored,
+    /// Some tests could not be run or judged (the sandbox or the reference failed).
+    NotJudged,
+}
+
+impl HarnessProblem {
+    pub fn new(student: &str, kind: ProblemKind, detail: impl std::fmt::Display) -> HarnessProblem {
+        let detail = detail.to_string();
+        let what = match kind {
+            ProblemKind::NotPrepared => "could not prepare the submission",
+            ProblemKind::NotStored => "could not store a result",
+            ProblemKind::NotJudged => "some tests could not be judged",
+        };
+        let message =
+            if detail.is_empty() { format!("{student}: {what}") } else { format!("{student}: {what}: {detail}") };
+        HarnessProblem { student: student.to_string(), kind, detail, message }
+    }
+}
+
+impl std::fmt::Display for HarnessProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 impl StudentReport {

@@ -1,4 +1,4 @@
-//! The program's side of a run: a [`Plan`] (command, scratch folder, limits, user) → an
+//! The program's side of a run: a [`ExecSpec`] (command, scratch folder, limits, user) → an
 //! [`Exec`] (C strings and numbers: working folder, the paths to try, argv, the scrubbed
 //! environment, rlimits, CPUs), which the parked supervisor (`parked.rs`) decodes into a
 //! [`Raw`]; then [`become_program`], in the program's own process, applies the limits,
@@ -15,7 +15,7 @@ use std::path::Path;
 
 use super::{Command, Limits, Policy, RunAs};
 
-pub(crate) struct Plan<'a> {
+pub(crate) struct ExecSpec<'a> {
     pub cmd: &'a Command,
     /// Arguments to exec instead of the command's (inputs staged where the user can read them).
     pub args: &'a [OsString],
@@ -116,7 +116,7 @@ fn c_string(bytes: &[u8]) -> io::Result<CString> {
 }
 
 impl Exec {
-    pub(crate) fn new(plan: &Plan<'_>, affinity: Option<[u64; AFFINITY_WORDS]>) -> io::Result<Exec> {
+    pub(crate) fn new(plan: &ExecSpec<'_>, affinity: Option<[u64; AFFINITY_WORDS]>) -> io::Result<Exec> {
         let env = environment(plan.cmd, plan.home, plan.path);
         let program = plan.cmd.program.as_bytes();
         let candidates = if program.contains(&b'/') {

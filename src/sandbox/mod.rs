@@ -374,7 +374,7 @@ impl Sandbox {
             pool::Pool::new(pool::Recipe {
                 cgroups: self.cgroups.clone(),
                 pids_max: self.policy.pids_max,
-                plan: supervisor::Plan {
+                plan: supervisor::SplitSpec {
                     unshare,
                     map_ids: (unshare & libc::CLONE_NEWUSER != 0).then(|| (procs::uid(), procs::gid())),
                     report_fd: -1,

@@ -1,4 +1,4 @@
-//! A run's supervisor made ahead of its run: a [`supervisor::Plan`] and a fresh
+//! A run's supervisor made ahead of its run: a [`supervisor::SplitSpec`] and a fresh
 //! [`RunCgroup`] → a [`Parked`] process (forked from the harness, in its own process group,
 //! already in the cgroup and the namespaces, every signal blocked), which waits on a socket;
 //! [`Parked::go`] then sends it an [`Exec`] and the run's fds (stdin, stdout, stderr, the
@@ -69,7 +69,7 @@ pub(crate) struct Parked {
 }
 
 /// Park a supervisor for `plan` in `cgroup`, with room for `capacity` bytes of strings.
-pub(crate) fn park(plan: supervisor::Plan, cgroup: Option<RunCgroup>, capacity: usize) -> io::Result<Parked> {
+pub(crate) fn park(plan: supervisor::SplitSpec, cgroup: Option<RunCgroup>, capacity: usize) -> io::Result<Parked> {
     let mut ends = [0 as RawFd; 2];
     // SAFETY: pointer to a live array of two fds.
     if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0, ends.as_mut_ptr()) } != 0 {
@@ -240,7 +240,7 @@ fn send(sock: &OwnedFd, exec: &Exec, fds: &Fds) -> io::Result<()> {
 
 /// What the forked child works with: all of it allocated before the fork.
 struct Child<'a> {
-    plan: supervisor::Plan,
+    plan: supervisor::SplitSpec,
     sock: RawFd,
     join: &'a [RawFd],
     keep: &'a [RawFd],
@@ -359,7 +359,7 @@ impl Child<'_> {
                 hard: hard as libc::rlim_t,
             });
         }
-        let plan = supervisor::Plan { report_fd: fds[3], ..self.plan };
+        let plan = supervisor::SplitSpec { report_fd: fds[3], ..self.plan };
         if let Err(e) = supervisor::split(&plan, &before) {
             fail(e.raw_os_error().unwrap_or(libc::EIO));
         }

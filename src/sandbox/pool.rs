@@ -20,7 +20,7 @@ use super::{supervisor, SandboxError};
 pub(crate) struct Recipe {
     pub cgroups: Option<Arc<Setup>>,
     pub pids_max: u64,
-    pub plan: supervisor::Plan,
+    pub plan: supervisor::SplitSpec,
 }
 
 impl Recipe {

@@ -253,7 +253,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         Err(_) => None,
     };
     let memory_cgroup = sb.memory_cgroup_active();
-    let plan = child::Plan {
+    let plan = child::ExecSpec {
         cmd,
         args: &args,
         home: &folder.home,

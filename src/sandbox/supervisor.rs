@@ -1,4 +1,4 @@
-//! The per-run supervisor: a [`Plan`] carried into the forked child → three processes, and a
+//! The per-run supervisor: a [`SplitSpec`] carried into the forked child → three processes, and a
 //! [`Report`] (the program's own wait status, and whether it left processes behind) read back
 //! by the harness once the run is over.
 //!
@@ -44,7 +44,7 @@ const FLAG_NO_STATUS: i32 = 2;
 
 /// What the child needs to split itself; prepared before the fork.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Plan {
+pub(crate) struct SplitSpec {
     /// `unshare` flags (`CLONE_NEWPID`, `CLONE_NEWNET`, `CLONE_NEWUSER`), 0 for none.
     pub unshare: libc::c_int,
     /// With `CLONE_NEWUSER`: map our own user and group into it (no user switch is possible).
@@ -55,7 +55,7 @@ pub(crate) struct Plan {
     pub harness: i32,
 }
 
-impl Plan {
+impl SplitSpec {
     fn pid_namespace(&self) -> bool {
         self.unshare & libc::CLONE_NEWPID != 0
     }
@@ -192,7 +192,7 @@ unsafe fn set_signal_mask(how: libc::c_int, set: &libc::sigset_t, old: Option<&m
 ///
 /// # Safety
 /// Only in a freshly forked child of the harness.
-pub(crate) unsafe fn prepare(plan: &Plan) -> io::Result<libc::sigset_t> {
+pub(crate) unsafe fn prepare(plan: &SplitSpec) -> io::Result<libc::sigset_t> {
     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
     if libc::getppid() != plan.harness {
         libc::_exit(1);
@@ -220,7 +220,7 @@ pub(crate) unsafe fn prepare(plan: &Plan) -> io::Result<libc::sigset_t> {
 ///
 /// # Safety
 /// Only in a child after [`prepare`], with `plan.report_fd` open.
-pub(crate) unsafe fn split(plan: &Plan, before: &libc::sigset_t) -> io::Result<()> {
+pub(crate) unsafe fn split(plan: &SplitSpec, before: &libc::sigset_t) -> io::Result<()> {
     let mut status_pipe = [0 as RawFd; 2];
     if libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
         return Err(io::Error::last_os_error());
@@ -295,7 +295,7 @@ unsafe fn write_report(fd: RawFd, status: i32, flags: i32) {
 
 /// S: wait for the program (through I, or directly), kill what it left, report, and exit as
 /// the program did.
-unsafe fn supervise(plan: &Plan, child: libc::pid_t, status_fd: RawFd) -> ! {
+unsafe fn supervise(plan: &SplitSpec, child: libc::pid_t, status_fd: RawFd) -> ! {
     let (status, flags) = if plan.pid_namespace() {
         let mut buf = [0u8; REPORT_LEN];
         let mut got = 0;

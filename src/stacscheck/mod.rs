@@ -1,4 +1,4 @@
-//! stacscheck trees, run unchanged: a folder of the course's old test tree → a [`Plan`] of
+//! stacscheck trees, run unchanged: a folder of the course's old test tree → a [`Tree`] of
 //! [`Step`]s (one per script run), each → a sandbox [`Command`](crate::sandbox::Command), and
 //! each finished run → pass or a [`Failure`] by stacscheck's own rules.
 //!
@@ -6,7 +6,7 @@
 //! at the root ([`config`]); `build*`, `test*`, `info*` and `prog*` scripts ending in `.sh`;
 //! `.out` files, each compared with the output of every prog script of its folder, which
 //! gets the `.in` file of the same name on standard input. The pieces:
-//! - [`Plan::load`]: a target folder → the steps stacscheck would run for it, in its order,
+//! - [`Tree::load`]: a target folder → the steps stacscheck would run for it, in its order,
 //!   with the builds guarding each ([`Step::guarded_by`]) and the `.in`/`.out` contents read;
 //! - [`locate_srcdir`]: a submission → the folder the scripts run in;
 //! - [`Step::command`]: a step + that folder + a fresh scratch folder → the [`Command`](crate::sandbox::Command);
@@ -14,9 +14,9 @@
 //!   a finished run → `Ok(())` or a [`Failure`], with a [`Mismatch`] diff for output.
 //!
 //! ```no_run
-//! use bhgrade::stacscheck::{locate_srcdir, Plan};
+//! use bhgrade::stacscheck::{locate_srcdir, Tree};
 //! # fn demo(sandbox: &bhgrade::sandbox::Sandbox, scratch: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
-//! let plan = Plan::load("Tests/Part1".as_ref())?;
+//! let plan = Tree::load("Tests/Part1".as_ref())?;
 //! let srcdir = locate_srcdir("submissions/abc1".as_ref(), &plan.config.srcdir)?;
 //! let limits = bhgrade::sandbox::Limits {
 //!     wall: plan.config.timeout,
@@ -41,13 +41,13 @@
 //! - Build steps change the submission's folder (they compile into it), and stacscheck runs
 //!   every step one after the other. Steps may run in parallel only between builds: run a
 //!   build alone, after every step before it has finished, and start a step only when the
-//!   builds in its [`Step::guarded_by`] have passed ([`Plan::blocking_build`]).
+//!   builds in its [`Step::guarded_by`] have passed ([`Tree::blocking_build`]).
 //! - `SCRATCHDIR` is a fresh folder per run in stacscheck; [`Step::command`] takes it as an
 //!   argument, so the caller makes it (writable by the programs' user) and removes it.
 //! - The contents of the `.in` and `.out` files are in the plan, so the tree the scripts see
-//!   need not hold the `.out` files: run against a copy without them ([`Plan::rebase`]) and
+//!   need not hold the `.out` files: run against a copy without them ([`Tree::rebase`]) and
 //!   a submission cannot read the expected outputs (in stacscheck it can).
-//! - [`Plan::warnings`] lists files that stacscheck would silently never use.
+//! - [`Tree::warnings`] lists files that stacscheck would silently never use.
 //!
 //! # Where bhgrade deliberately differs from stacscheck
 //!
@@ -81,9 +81,9 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-pub use compare::{Failure, Mismatch};
+pub use compare::{Failure, Mismatch, StepJudge};
 pub use config::{Config, ConfigError};
-pub use tree::{Plan, Step, StepKind, Warning};
+pub use tree::{Step, StepKind, Tree, Warning};
 
 /// Why a tree could not be planned: a problem of the tree or of the machine, never of a
 /// submission.

@@ -11,7 +11,7 @@ fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stacscheck/Tests").canonicalize().unwrap()
 }
 
-fn ids(plan: &Plan) -> Vec<&str> {
+fn ids(plan: &Tree) -> Vec<&str> {
     plan.steps.iter().map(|s| s.id.as_str()).collect()
 }
 
@@ -24,7 +24,7 @@ const CONFIG: &str = "[info]\npractical = P\ncourse = C\nsrcdir = src\n";
 
 #[test]
 fn the_whole_fixture_tree_runs_in_stacscheck_order() {
-    let plan = Plan::load(&fixture()).unwrap();
+    let plan = Tree::load(&fixture()).unwrap();
     assert_eq!(plan.root, fixture());
     assert_eq!(plan.target, fixture());
     assert_eq!(plan.config.srcdir, "src");
@@ -53,7 +53,7 @@ fn the_whole_fixture_tree_runs_in_stacscheck_order() {
 
 #[test]
 fn a_part_runs_the_builds_above_it_and_everything_below_it() {
-    let plan = Plan::load(&fixture().join("Part2")).unwrap();
+    let plan = Tree::load(&fixture().join("Part2")).unwrap();
     assert_eq!(plan.root, fixture());
     assert_eq!(
         ids(&plan),
@@ -67,17 +67,17 @@ fn a_part_runs_the_builds_above_it_and_everything_below_it() {
             "Part2/Slow/prog-slow-01Sleep",
         ]
     );
-    let plan = Plan::load(&fixture().join("Part2/Slow")).unwrap();
+    let plan = Tree::load(&fixture().join("Part2/Slow")).unwrap();
     assert_eq!(ids(&plan), ["build-all", "Part2/build-extra", "Part2/Slow/prog-slow-01Sleep"]);
     assert_eq!(plan.steps[2].guarded_by, [0, 1]);
-    let plan = Plan::load(&fixture().join("Part1")).unwrap();
+    let plan = Tree::load(&fixture().join("Part1")).unwrap();
     assert_eq!(ids(&plan), ["build-all", "Part1/prog-check-01Solved", "Part1/prog-check-02Illegal"]);
 }
 
 #[test]
 fn prog_runs_pair_each_out_with_its_in_or_empty_input() {
     let root = fixture();
-    let plan = Plan::load(&root).unwrap();
+    let plan = Tree::load(&root).unwrap();
     let step = |id: &str| plan.steps.iter().find(|s| s.id == id).unwrap();
     let solved = step("Part1/prog-check-01Solved");
     assert_eq!(solved.script, root.join("Part1/prog-check.sh"));
@@ -96,7 +96,7 @@ fn prog_runs_pair_each_out_with_its_in_or_empty_input() {
 
 #[test]
 fn a_step_becomes_bash_script_in_srcdir_with_testdir_and_scratchdir() {
-    let plan = Plan::load(&fixture()).unwrap();
+    let plan = Tree::load(&fixture()).unwrap();
     let step = &plan.steps[1];
     let cmd = step.command(Path::new("/sub/src"), Path::new("/scratch/1"));
     assert_eq!(cmd.program, "bash");
@@ -113,7 +113,7 @@ fn a_step_becomes_bash_script_in_srcdir_with_testdir_and_scratchdir() {
 
 #[test]
 fn blocking_build_names_the_first_guard_that_did_not_pass() {
-    let plan = Plan::load(&fixture()).unwrap();
+    let plan = Tree::load(&fixture()).unwrap();
     assert_eq!(plan.blocking_build(6, |_| true), None);
     assert_eq!(plan.blocking_build(6, |i| i != 3), Some(3));
     assert_eq!(plan.blocking_build(6, |i| i != 0), Some(0));
@@ -122,7 +122,7 @@ fn blocking_build_names_the_first_guard_that_did_not_pass() {
 
 #[test]
 fn rebase_moves_every_path_to_a_copy() {
-    let mut plan = Plan::load(&fixture()).unwrap();
+    let mut plan = Tree::load(&fixture()).unwrap();
     plan.rebase(Path::new("/copy/Tests"));
     let step = &plan.steps[1];
     assert_eq!(step.script, Path::new("/copy/Tests/Part1/prog-check.sh"));
@@ -167,7 +167,7 @@ fn naming_order_and_guards_in_a_made_tree() {
     }
     std::os::unix::fs::symlink(root.join("B"), root.join("C-link")).unwrap();
     std::os::unix::fs::symlink(root.join("info.sh"), root.join("info-link.sh")).unwrap();
-    let plan = Plan::load(&root).unwrap();
+    let plan = Tree::load(&root).unwrap();
     assert_eq!(
         ids(&plan),
         [
@@ -204,7 +204,7 @@ fn naming_order_and_guards_in_a_made_tree() {
         ]
     );
     // A target inside the tree: only builds of the folders above it.
-    let plan = Plan::load(&root.join("B")).unwrap();
+    let plan = Tree::load(&root.join("B")).unwrap();
     assert_eq!(ids(&plan), ["build-a", "build-b", "build", "B/build-b"]);
     assert_eq!(plan.steps[3].guarded_by, [0, 1, 2]);
 }
@@ -217,7 +217,7 @@ fn two_runs_with_one_id_are_refused() {
     for name in ["prog-a.sh", "prog-a-b.sh", "b-c.out", "c.out"] {
         write(&root.join(name), "");
     }
-    let err = Plan::load(root).unwrap_err();
+    let err = Tree::load(root).unwrap_err();
     assert!(matches!(&err, StacscheckError::DuplicateStep { id, .. } if id == "prog-a-b-c"), "{err}");
     assert!(err.to_string().contains("prog-a-b.sh with c.out and prog-a.sh with b-c.out"), "{err}");
 }
@@ -225,13 +225,13 @@ fn two_runs_with_one_id_are_refused() {
 #[test]
 fn load_errors_are_typed() {
     let tmp = tempfile::tempdir().unwrap();
-    let err = Plan::load(&tmp.path().join("missing")).unwrap_err();
+    let err = Tree::load(&tmp.path().join("missing")).unwrap_err();
     assert!(matches!(err, StacscheckError::Io { .. }), "{err}");
     write(&tmp.path().join("file"), "");
-    let err = Plan::load(&tmp.path().join("file")).unwrap_err();
+    let err = Tree::load(&tmp.path().join("file")).unwrap_err();
     assert!(matches!(err, StacscheckError::NotADirectory { .. }), "{err}");
     write(&tmp.path().join("T/practical.config"), "[info]\nsrcdir = src\nextra = 1\n");
-    let err = Plan::load(&tmp.path().join("T")).unwrap_err();
+    let err = Tree::load(&tmp.path().join("T")).unwrap_err();
     assert!(matches!(err, StacscheckError::Config(ConfigError::UnknownKey { .. })), "{err}");
 }
 

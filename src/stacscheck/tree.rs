@@ -1,4 +1,4 @@
-//! A folder inside a stacscheck tree → a [`Plan`]: every script run stacscheck would make for
+//! A folder inside a stacscheck tree → a [`Tree`]: every script run stacscheck would make for
 //! it, in stacscheck's order, with the builds each run depends on.
 //!
 //! Step ids are paths in the tree, relative to its root, with `/` between folders:
@@ -75,13 +75,13 @@ pub struct Step {
     pub stdin: Option<PathBuf>,
     /// The `.out` file of a prog run.
     pub expected: Option<PathBuf>,
-    /// Indices (into [`Plan::steps`], all smaller than this step's) of the builds that must
+    /// Indices (into [`Tree::steps`], all smaller than this step's) of the builds that must
     /// pass before this step runs: those of its folder that come before it, and those of the
     /// folders above it. A step is skipped when any of them failed or was skipped.
     pub guarded_by: Vec<usize>,
-    /// The contents of [`Step::stdin`] (empty without one), read once by [`Plan::load`].
+    /// The contents of [`Step::stdin`] (empty without one), read once by [`Tree::load`].
     pub input: Vec<u8>,
-    /// The contents of [`Step::expected`], read once by [`Plan::load`].
+    /// The contents of [`Step::expected`], read once by [`Tree::load`].
     pub expected_output: Option<Vec<u8>>,
 }
 
@@ -128,7 +128,7 @@ impl std::fmt::Display for Warning {
 
 /// Everything stacscheck would run for one target folder of a tree.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub struct Tree {
     /// Where `practical.config` was found (absolute, symbolic links resolved).
     pub root: PathBuf,
     /// The folder the plan was made for (absolute), the root or a folder inside it.
@@ -140,11 +140,11 @@ pub struct Plan {
     pub warnings: Vec<Warning>,
 }
 
-impl Plan {
+impl Tree {
     /// Finds the tree's configuration in `target_dir` or above, and plans the run of
     /// `target_dir`: the `build*` scripts of each folder from the root down to its parent, then
     /// everything in its subtree. The `.in` and `.out` files are read here.
-    pub fn load(target_dir: &Path) -> Result<Plan, StacscheckError> {
+    pub fn load(target_dir: &Path) -> Result<Tree, StacscheckError> {
         let target = target_dir
             .canonicalize()
             .map_err(|source| StacscheckError::Io { path: target_dir.to_path_buf(), source })?;
@@ -166,7 +166,7 @@ impl Plan {
         }
         planner.add_subtree(&dir, &rel, guards)?;
         let Planner { steps, warnings, .. } = planner;
-        Ok(Plan { root, target, config, steps, warnings })
+        Ok(Tree { root, target, config, steps, warnings })
     }
 
     /// The first build guarding step `step` that did not pass, if any: the reason to skip it.

@@ -84,3 +84,90 @@ fn a_class_marked_against_one_part_fails_exactly_the_buggy_checker() {
     let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
     assert_eq!(grades, "student,root,Part1,total\nbroken,0,0,0\ngood,1,2,3\ntrusting,1,1,2\n");
 }
+
+/// A tree of one folder holding `scripts` (name, body) and the fixture's configuration.
+fn small_tree(dir: &Path, scripts: &[(&str, &str)]) -> std::path::PathBuf {
+    let tree = dir.join("Tests");
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::copy(repo().join("fixtures/stacscheck/Tests/practical.config"), tree.join("practical.config")).unwrap();
+    for (name, body) in scripts {
+        std::fs::write(tree.join(name), body).unwrap();
+    }
+    tree
+}
+
+#[test]
+fn a_step_killed_by_a_signal_is_a_runtime_error_not_a_wrong_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = small_tree(dir.path(), &[("test-crash.sh", "kill -SEGV $$\n"), ("test-fails.sh", "exit 1\n")]);
+    let out = dir.path().join("out");
+    let output = bhgrade()
+        .arg("stacscheck")
+        .arg(&tree)
+        .arg(repo().join("fixtures/submissions/correct"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let got = verdicts(&out, "correct");
+    assert_eq!(got["test-crash"], "runtime_error");
+    assert_eq!(got["test-fails"], "wrong_answer");
+}
+
+#[test]
+fn marking_a_tree_again_into_the_same_folder_reuses_every_stored_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    copy_tree(&repo().join("fixtures/submissions/correct"), &class.join("good"));
+    copy_tree(&repo().join("fixtures/submissions/does-not-compile"), &class.join("broken"));
+    let out = dir.path().join("out");
+    let mark = || {
+        bhgrade()
+            .args(["mark", "--jobs", "2", "--stacscheck"])
+            .arg(repo().join("fixtures/stacscheck/Tests/Part1"))
+            .arg("--out")
+            .arg(&out)
+            .arg(&class)
+            .output()
+            .unwrap()
+    };
+    let first = mark();
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let first_grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
+    let second = mark();
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    let text = String::from_utf8_lossy(&second.stderr);
+    // The good submission's build and two progs; the broken one's failed build (its progs
+    // are skipped, not run, so nothing of theirs is stored).
+    assert!(text.lines().any(|l| l.starts_with("good:") && l.contains("3 stored result(s) reused")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("broken:") && l.contains("1 stored result(s) reused")), "{text}");
+    assert_eq!(std::fs::read_to_string(out.join("grades.csv")).unwrap(), first_grades);
+}
+
+/// The sandbox failing (here: no file descriptors left for a run's pipes) is the harness's
+/// problem: exit status 3, as for `mark` and `test`, never a student's fail.
+#[test]
+fn a_sandbox_that_fails_makes_stacscheck_exit_3() {
+    use std::os::unix::process::CommandExt;
+    let bin = assert_cmd::cargo::cargo_bin("bhgrade");
+    let mut command = std::process::Command::new(bin);
+    command
+        .args(["stacscheck", "--jobs", "1"])
+        .arg(repo().join("fixtures/stacscheck/Tests/Part1"))
+        .arg(repo().join("fixtures/submissions/correct"));
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit { rlim_cur: 10, rlim_max: 10 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("could not"), "{stderr}");
+}

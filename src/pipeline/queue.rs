@@ -1,0 +1,75 @@
+//! The work queue the pipeline's workers share: builds and runs → handed out runs first, so a
+//! submission that has built finishes (and its report appears) before new ones start.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Condvar, Mutex};
+
+use crate::sandbox::{Command, Limits};
+
+/// What a worker is asked to do.
+pub(super) enum Job {
+    Build(usize),
+    Run(Box<RunJob>),
+}
+
+/// One run of a built submission's program.
+pub(super) struct RunJob {
+    pub student: usize,
+    pub run: usize,
+    pub command: Command,
+    pub limits: Limits,
+    /// The run's own folder, made before and removed after it.
+    pub scratch: Option<PathBuf>,
+}
+
+#[derive(Default)]
+struct Queue {
+    builds: VecDeque<Job>,
+    runs: VecDeque<Job>,
+    closed: bool,
+}
+
+/// The work queue shared by the workers.
+#[derive(Default)]
+pub(super) struct SharedQueue {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl SharedQueue {
+    /// Queues a job, unless marking is stopping.
+    pub(super) fn push(&self, job: Job) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        if queue.closed {
+            return;
+        }
+        match job {
+            Job::Build(_) => queue.builds.push_back(job),
+            Job::Run(_) => queue.runs.push_back(job),
+        }
+        self.ready.notify_one();
+    }
+
+    /// Stops handing out work; jobs not yet started are dropped.
+    pub(super) fn close(&self) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        queue.closed = true;
+        queue.builds.clear();
+        queue.runs.clear();
+        self.ready.notify_all();
+    }
+
+    pub(super) fn pop(&self) -> Option<Job> {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(job) = queue.runs.pop_front().or_else(|| queue.builds.pop_front()) {
+                return Some(job);
+            }
+            if queue.closed {
+                return None;
+            }
+            queue = self.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! A verified [`Suite`] (or the tests of it being marked) → a [`Plan`]: one build with the suite's
+//! script, one run per distinct command line, input and limits (a SOLVE answer graded by several
+//! tests costs one program run), every test judged by the suite's reference.
+
+use std::ffi::OsString;
+
+use bhref::referee::Instance;
+
+use crate::build::BuildConfig;
+use crate::pipeline::timing;
+use crate::report::model::{CheckRow, TestReport};
+use crate::report::text;
+use crate::suite::{Suite, Test};
+use crate::verdict::FirstLine;
+
+use super::{Part, PartTally, Plan, PlannedTest, Run, Word};
+
+/// The plan of marking `suite`'s tests (all of them, or what [`Suite::restrict`] left).
+pub fn from_suite(suite: &Suite) -> Plan<'_> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut tests = Vec::new();
+    for (part_index, part) in suite.parts.iter().enumerate() {
+        for test in &part.tests {
+            let index = tests.len();
+            let run = run_of(suite, test);
+            let run_index =
+                match runs.iter().position(|r| r.args == run.args && r.stdin == run.stdin && r.limits == run.limits) {
+                    Some(found) => found,
+                    None => {
+                        runs.push(run);
+                        runs.len() - 1
+                    }
+                };
+            runs[run_index].tests.push(index);
+            tests.push(PlannedTest {
+                part: part_index,
+                weight: test.def.weight,
+                run: run_index,
+                judge: Box::new(FirstLine(move |first_line: &[u8]| {
+                    let name = test.def.puzzle.display().to_string();
+                    let instance = Instance { name: &name, text: &test.def.puzzle_text };
+                    suite.referee.judge(&test.def.kind, instance, test.def.input.as_deref(), &test.expected, first_line)
+                })),
+                blank: blank_report(suite, test),
+            });
+        }
+    }
+    Plan {
+        name: suite.name.clone(),
+        title: suite.title.clone(),
+        build: BuildConfig {
+            srcdir: suite.srcdir.clone(),
+            command: suite.build.command.clone(),
+            script: suite.build.script.clone(),
+            limits: suite.build.limits,
+            cpus: Vec::new(),
+        },
+        workspace: None,
+        launch: suite.launch.clone(),
+        runs,
+        parts: suite
+            .parts
+            .iter()
+            .map(|p| Part { id: p.id.clone(), title: p.title.clone(), weight: p.weight })
+            .collect(),
+        tests,
+        gave_up_credit: suite.gave_up_credit,
+        limits_description: crate::environment::describe_test_limits(suite.tests().map(|test| &test.def.limits)),
+        check_table: Box::new(check_table),
+    }
+}
+
+/// The run a test needs: the launch command plus the test's command word and the absolute
+/// instance path, the candidate input on standard input, and the limits.
+fn run_of(suite: &Suite, test: &Test) -> Run {
+    let mut args: Vec<Word> = suite.launch.command[1..].iter().map(|word| Word::Text(word.into())).collect();
+    args.push(Word::Text(test.def.task.command.into()));
+    args.push(Word::Text(test.def.puzzle.clone().into_os_string()));
+    let limits = test.def.limits;
+    // The instance's path is not part of the identity (its text is, in the digest), so a
+    // suite folder that moves keeps its stored results.
+    let env = suite.launch.env_for(&limits);
+    let mut launch = suite.launch.command.clone();
+    launch.extend(env.iter().map(|(name, value)| format!("{name}={value}")));
+    let identity = vec![launch.join("\0"), test.def.task.command.to_string(), test.def.input_digest.clone()];
+    Run {
+        program: OsString::from(&suite.launch.command[0]),
+        args,
+        stdin: test.def.input.clone().unwrap_or_default().into_bytes(),
+        env: env.into_iter().map(|(name, value)| (name, Word::Text(value.into()))).collect(),
+        limits,
+        run_limits: timing::run_limits(&limits, &suite.launch),
+        stage: 0,
+        guarded_by: Vec::new(),
+        identity,
+        tests: Vec::new(),
+    }
+}
+
+/// A test's report before (or without) a run.
+fn blank_report(suite: &Suite, test: &Test) -> TestReport {
+    let puzzle = test.def.puzzle.strip_prefix(&suite.dir).unwrap_or(&test.def.puzzle);
+    TestReport {
+        instance_label: "Puzzle".into(),
+        expected: test.expected.answer.clone(),
+        expected_detail: text::shorten(&test.expected.detail, 300),
+        input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
+        ..TestReport::new(
+            test.def.id.clone(),
+            test.def.kind.clone(),
+            puzzle.display().to_string(),
+            crate::verdict::Verdict::NotRun,
+        )
+    }
+}
+
+/// The rows of the handout's check table that a harness can fill.
+fn check_table(parts: &[PartTally], built: bool) -> Vec<CheckRow> {
+    let mut rows: Vec<CheckRow> = parts
+        .iter()
+        .map(|part| {
+            let all = part.passed == part.total;
+            CheckRow {
+                task: format!("{}: Provided tests passed", part.title),
+                done: format!("{} ({} of {})", if all { "yes" } else { "no" }, part.passed, part.total),
+            }
+        })
+        .collect();
+    let working = if built { "yes" } else { "no" };
+    rows.push(CheckRow { task: "build.sh script included and working".into(), done: working.into() });
+    rows
+}
