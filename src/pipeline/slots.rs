@@ -58,43 +58,6 @@ impl Slots {
     }
 }
 
-/// Slots handed out one run at a time, for callers that run from more threads than there are
-/// slots (a stacscheck tree's steps): a run holds a slot while it runs, so no two share one.
-pub struct SlotPool<'a> {
-    slots: &'a Slots,
-    free: std::sync::Mutex<Vec<usize>>,
-    freed: std::sync::Condvar,
-}
-
-impl<'a> SlotPool<'a> {
-    pub fn new(slots: &'a Slots) -> SlotPool<'a> {
-        SlotPool { slots, free: std::sync::Mutex::new((0..slots.len()).rev().collect()), freed: Default::default() }
-    }
-
-    /// Runs `work` on the cores of a free slot, waiting for one.
-    pub fn with_slot<T>(&self, work: impl FnOnce(&[usize]) -> T) -> T {
-        let slot = {
-            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if let Some(slot) = free.pop() {
-                    break slot;
-                }
-                free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        /// Gives the slot back even if `work` panics.
-        struct Release<'p, 'a>(&'p SlotPool<'a>, usize);
-        impl Drop for Release<'_, '_> {
-            fn drop(&mut self) {
-                self.0.free.lock().unwrap_or_else(|e| e.into_inner()).push(self.1);
-                self.0.freed.notify_one();
-            }
-        }
-        let _release = Release(self, slot);
-        work(self.slots.cores(slot))
-    }
-}
-
 /// Workers that fit: one per `cores_per_run` usable cores, at least one.
 pub fn default_jobs(usable: usize, cores_per_run: usize) -> usize {
     (usable / cores_per_run.max(1)).max(1)
@@ -165,30 +128,6 @@ mod tests {
         let shared = Slots::new(&[0, 1], 3, 1);
         assert_eq!([shared.cores(0), shared.cores(1), shared.cores(2)], [&[0][..], &[1][..], &[0][..]]);
         assert_eq!(Slots::new(&[4, 7], 1, 5).cores(0), &[4, 7][..], "no more cores than there are");
-    }
-
-    #[test]
-    fn a_pool_never_hands_one_slot_to_two_runs() {
-        let slots = Slots::new(&[0, 1], 2, 1);
-        let pool = SlotPool::new(&slots);
-        let busy = std::sync::Mutex::new(Vec::<usize>::new());
-        std::thread::scope(|scope| {
-            for _ in 0..8 {
-                scope.spawn(|| {
-                    for _ in 0..50 {
-                        pool.with_slot(|cores| {
-                            let core = cores[0];
-                            let mut held = busy.lock().unwrap();
-                            assert!(!held.contains(&core), "core {core} handed out twice");
-                            held.push(core);
-                            drop(held);
-                            std::thread::yield_now();
-                            busy.lock().unwrap().retain(|&c| c != core);
-                        });
-                    }
-                });
-            }
-        });
     }
 
     #[test]
