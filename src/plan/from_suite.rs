@@ -102,6 +102,7 @@ fn blank_report(suite: &Suite, test: &Test) -> TestReport {
     let puzzle = test.def.puzzle.strip_prefix(&suite.dir).unwrap_or(&test.def.puzzle);
     TestReport {
         instance_label: "Puzzle".into(),
+        visible: test.def.visible,
         expected: test.expected.answer.clone(),
         expected_detail: text::shorten(&test.expected.detail, 300),
         input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),

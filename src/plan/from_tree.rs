@@ -136,6 +136,7 @@ fn blank_report(tree: &Tree, step: &Step) -> TestReport {
     let script = step.script.strip_prefix(&tree.root).unwrap_or(&step.script);
     TestReport {
         instance_label: "Script".into(),
+        visible: true,
         input: step.stdin.as_ref().map(|_| text::shorten(text::escape_bytes(&step.input).trim(), 300)),
         expected,
         ..TestReport::new(step.id.clone(), kind.to_string(), script.display().to_string(), Verdict::NotRun)

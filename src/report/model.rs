@@ -54,6 +54,10 @@ pub struct TestReport {
     /// What that file is, for readers ("Puzzle", "Script").
     #[serde(default)]
     pub instance_label: String,
+    /// Whether students see this test (a suite's samples; every stacscheck step): only a
+    /// visible test's instance, input and expected answer may be shown to a student.
+    #[serde(default)]
+    pub visible: bool,
     pub verdict: Verdict,
     pub verdict_label: String,
     pub explanation: String,
@@ -90,6 +94,7 @@ impl TestReport {
             kind,
             instance,
             instance_label: String::new(),
+            visible: false,
             verdict,
             verdict_label: verdict.label().to_string(),
             explanation: String::new(),
