@@ -17,7 +17,7 @@ use bhgrade::regen;
 use bhgrade::report::model::ClassReport;
 use bhgrade::report::{self, Reporter};
 use bhgrade::sandbox::Sandbox;
-use bhgrade::store::ResultStore;
+use bhgrade::store::{ResultStore, StoreError};
 use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
 
@@ -315,7 +315,10 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
     let options = MarkOptions {
         slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
-        store: Some(ResultStore::new(&args.out, !args.force)),
+        store: Some(ResultStore::open(&args.out, !args.force).map_err(|e| match e {
+            StoreError::Locked { .. } => CliError::BadInput(e.to_string()),
+            StoreError::Io { .. } => CliError::Harness(e.to_string()),
+        })?),
         stop: stop_on_interrupt(),
     };
     let mut progress = report::Progress::new();

@@ -7,6 +7,11 @@
 //! command word, its puzzle and input, and its limits. The expected answer is not part of it:
 //! verdicts are judged afresh from the stored output every time, so a fixed suite or rebuilt
 //! reference re-judges without re-running anything.
+//!
+//! A result is trusted only if it is ours: each file carries its key and a digest of the key
+//! and its content, so a file edited by hand (even into valid JSON), or copied under another
+//! key, is redone and listed ([`ResultStore::distrusted`]). The store is locked while a marking
+//! uses it: a second marking into the same output folder refuses, naming the first.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +31,27 @@ pub struct ResultStore {
     dir: PathBuf,
     /// False with `--force`: everything is redone (and stored again).
     reuse: bool,
+    /// Held (an exclusive `flock`) while this store is in use; released when dropped.
+    _lock: std::fs::File,
+    /// Stored results that failed their digest, in the order met.
+    distrusted: std::sync::Mutex<Vec<PathBuf>>,
+}
+
+/// Why a store cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot use {}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{} is in use by another marking ({holder}); wait for it to finish, or mark into another --out", path.display())]
+    Locked { path: PathBuf, holder: String },
+}
+
+/// A result as written: the value, its key, and a digest of both.
+#[derive(Serialize, serde::Deserialize)]
+struct Sealed<T> {
+    key: String,
+    digest: String,
+    value: T,
 }
 
 /// A run's result as stored: the outcome that counts, and the time figures of every run made
@@ -42,8 +68,38 @@ pub struct StoredRun {
 pub struct Key(String);
 
 impl ResultStore {
-    pub fn new(out: &Path, reuse: bool) -> ResultStore {
-        ResultStore { dir: out.join(STORE_DIR), reuse }
+    /// Opens (making it if need be) the store of the output folder `out`, and locks it.
+    pub fn open(out: &Path, reuse: bool) -> Result<ResultStore, StoreError> {
+        use std::io::{Read, Seek, Write};
+        use std::os::fd::AsRawFd;
+        let dir = out.join(STORE_DIR);
+        let path = dir.join("lock");
+        let io = |source| StoreError::Io { path: path.clone(), source };
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let mut lock =
+            std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        // SAFETY: flock on a file descriptor we own; non-blocking, so it cannot hang.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let error = std::io::Error::last_os_error();
+            if error.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(io(error));
+            }
+            let mut holder = String::new();
+            let _ = lock.read_to_string(&mut holder);
+            let holder =
+                if holder.trim().is_empty() { "holder unknown".to_string() } else { holder.trim().to_string() };
+            return Err(StoreError::Locked { path: out.to_path_buf(), holder });
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let since = crate::environment::utc_timestamp(std::time::SystemTime::now());
+        let holder = format!("bhgrade pid {} on {} since {since}", std::process::id(), host.trim());
+        lock.set_len(0).and_then(|()| lock.rewind()).and_then(|()| lock.write_all(holder.as_bytes())).map_err(io)?;
+        Ok(ResultStore { dir, reuse, _lock: lock, distrusted: Default::default() })
+    }
+
+    /// The stored results that were not trusted (their digest did not match) and so redone.
+    pub fn distrusted(&self) -> Vec<PathBuf> {
+        self.distrusted.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// The key of a submission's build. The student's name is part of it so that each report
@@ -91,13 +147,21 @@ impl ResultStore {
         self.dir.join(&key.0[..2]).join(format!("{}.{kind}.json", key.0))
     }
 
-    /// A result that is missing or unreadable (say, cut short by a crash) is simply redone.
-    fn load<T: DeserializeOwned>(&self, key: &Key, kind: &str) -> Option<T> {
+    /// A result that is missing or unreadable (say, cut short by a crash) is simply redone; one
+    /// whose digest does not match its key and content is redone and remembered.
+    fn load<T: Serialize + DeserializeOwned>(&self, key: &Key, kind: &str) -> Option<T> {
         if !self.reuse {
             return None;
         }
-        let bytes = std::fs::read(self.path(key, kind)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        let path = self.path(key, kind);
+        let bytes = std::fs::read(&path).ok()?;
+        let trusted = serde_json::from_slice::<Sealed<T>>(&bytes)
+            .ok()
+            .filter(|sealed| sealed.key == key.0 && seal(key, &sealed.value).is_some_and(|d| d == sealed.digest));
+        if trusted.is_none() {
+            self.distrusted.lock().unwrap_or_else(|e| e.into_inner()).push(path);
+        }
+        trusted.map(|sealed| sealed.value)
     }
 
     fn save<T: Serialize>(&self, key: &Key, kind: &str, value: &T) -> std::io::Result<()> {
@@ -105,12 +169,20 @@ impl ResultStore {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        write_atomically(&path, &serde_json::to_vec(value).map_err(std::io::Error::other)?)
+        let digest = seal(key, value).ok_or_else(|| std::io::Error::other("cannot serialise a result"))?;
+        let sealed = Sealed { key: key.0.clone(), digest, value };
+        write_atomically(&path, &serde_json::to_vec(&sealed).map_err(std::io::Error::other)?)
     }
 }
 
 fn limits_text(limits: &Limits) -> String {
     format!("{:?}/{:?}/{}/{}", limits.wall, limits.cpu, limits.memory_bytes, limits.output_bytes)
+}
+
+/// The digest a stored result carries: of its key and its content as serialised.
+fn seal<T: Serialize>(key: &Key, value: &T) -> Option<String> {
+    let content = serde_json::to_string(value).ok()?;
+    Some(digest(&["bhgrade stored result", &key.0, &content]).0)
 }
 
 fn digest(parts: &[&str]) -> Key {
@@ -120,4 +192,52 @@ fn digest(parts: &[&str]) -> Key {
         hasher.update(part.as_bytes());
     }
     Key(format!("{:x}", hasher.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::BuildVerdict;
+
+    fn report(detail: &str) -> BuildReport {
+        BuildReport {
+            verdict: BuildVerdict::Ok,
+            log_tail: String::new(),
+            wall: std::time::Duration::from_millis(5),
+            detail: detail.into(),
+        }
+    }
+
+    #[test]
+    fn a_stored_result_edited_into_valid_json_is_not_trusted() {
+        let out = tempfile::tempdir().unwrap();
+        let store = ResultStore::open(out.path(), true).unwrap();
+        let key = digest(&["a build"]);
+        store.save_build(&key, &report("built")).unwrap();
+        assert_eq!(store.load_build(&key).map(|r| r.detail), Some("built".to_string()));
+        let path = store.path(&key, "build");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"built\"", "\"forged\"")).unwrap();
+        assert!(store.load_build(&key).is_none(), "an edited result is redone");
+        // The same content under another key is not this key's result either.
+        let other = digest(&["another build"]);
+        std::fs::create_dir_all(store.path(&other, "build").parent().unwrap()).unwrap();
+        std::fs::write(store.path(&other, "build"), text).unwrap();
+        assert!(store.load_build(&other).is_none(), "a result copied under another key is redone");
+        assert_eq!(store.distrusted(), vec![path, store.path(&other, "build")]);
+        assert!(store.load_build(&digest(&["never stored"])).is_none());
+        assert_eq!(store.distrusted().len(), 2, "a missing result is not a distrusted one");
+    }
+
+    #[test]
+    fn a_second_store_on_the_same_folder_is_refused_naming_the_first() {
+        let out = tempfile::tempdir().unwrap();
+        let first = ResultStore::open(out.path(), true).unwrap();
+        let Err(StoreError::Locked { holder, .. }) = ResultStore::open(out.path(), true) else {
+            panic!("a second store was opened")
+        };
+        assert!(holder.contains(&format!("pid {}", std::process::id())), "{holder}");
+        drop(first);
+        assert!(ResultStore::open(out.path(), true).is_ok(), "the lock goes with the first store");
+    }
 }

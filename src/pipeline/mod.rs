@@ -331,7 +331,10 @@ pub fn mark(
         part_ids: plan.parts.iter().map(|p| p.id.clone()).collect(),
         max_score: plan.max_score(),
     };
-    let class = ClassReport::new(header, reports, environment, problems, incomplete);
+    let mut class = ClassReport::new(header, reports, environment, problems, incomplete);
+    if let Some(store) = &options.store {
+        class.distrusted_results = store.distrusted().iter().map(|path| path.display().to_string()).collect();
+    }
     announce(reporters, &Event::Finished(Box::new(class.clone())))?;
     Ok(class)
 }

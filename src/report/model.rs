@@ -154,6 +154,10 @@ pub struct ClassReport {
     pub harness_problems: Vec<HarnessProblem>,
     /// Submissions not marked because marking was interrupted.
     pub incomplete: Vec<String>,
+    /// Stored results of an earlier marking that failed their digest (edited, or not ours),
+    /// and were redone.
+    #[serde(default)]
+    pub distrusted_results: Vec<String>,
 }
 
 /// What a class report says of itself, whatever the students: from the plan when marking,
@@ -189,6 +193,7 @@ impl ClassReport {
             environment,
             harness_problems: problems,
             incomplete,
+            distrusted_results: Vec::new(),
         }
     }
 }
