@@ -2,8 +2,8 @@
 //!
 //! The pipeline, in the order a submission goes through it (each module names its input and
 //! output types):
-//! - [`suite`]: `suite.yaml` + `expected.json` → a [`suite::Suite`] verified by the reference;
-//! - [`games`]: a suite's game name → its reference [`bhref::referee::Referee`];
+//! - [`suite`]: `suite.yaml` + `expected.json` → a [`suite::Suite`] verified by the reference of
+//!   its game, looked up by name in [`bhref::games`] (the harness itself names no game);
 //! - [`archive`] and [`build`]: a student's folder or archive → a private, built copy;
 //! - [`sandbox`]: one command under limits → a [`sandbox::RunOutcome`];
 //! - [`verdict`]: run outcome + the reference's judgement → a [`verdict::Verdict`];
@@ -20,7 +20,6 @@ pub mod archive;
 pub mod build;
 pub mod environment;
 pub mod fsutil;
-pub mod games;
 pub mod merge;
 pub mod pipeline;
 pub mod regen;
