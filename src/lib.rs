@@ -2,8 +2,8 @@
 //!
 //! The pipeline, in the order a submission goes through it (each module names its input and
 //! output types):
-//! - [`suite`]: `suite.yaml` + `expected.json` → a [`suite::Suite`] verified by the reference;
-//! - [`games`]: a suite's game name → its reference [`bhref::referee::Referee`];
+//! - [`suite`]: `suite.yaml` + `expected.json` → a [`suite::Suite`] verified by the reference of
+//!   its game, looked up by name in [`bhref::games`] (the harness itself names no game);
 //! - [`stacscheck`]: a folder of the course's old stacscheck test tree → a [`stacscheck::Tree`]
 //!   of script runs and stacscheck's pass rules, so existing trees run unchanged;
 //! - [`plan`]: a suite or a stacscheck tree → the one [`plan::Plan`] the pipeline executes:
@@ -22,7 +22,6 @@ pub mod archive;
 pub mod build;
 pub mod environment;
 pub mod fsutil;
-pub mod games;
 pub mod merge;
 pub mod pipeline;
 pub mod plan;

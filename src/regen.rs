@@ -3,9 +3,10 @@
 //!
 //! Input: a suite folder. Output of [`regenerate`]: the folder brought up to date, and a
 //! [`Regenerated`] summary. In order, it
-//! 1. writes every missing instance named after the generator (`seed-cards-ranks-suits-piles.txt`);
-//! 2. derives every check test's `derive:` solution into `derived/PART/TEST.sol`, and removes
-//!    files there that no test derives;
+//! 1. writes every missing instance named after the game's generator (for Black Hole,
+//!    `seed-cards-ranks-suits-piles.txt`; the game's referee says which names are such names);
+//! 2. derives every check test's `derive:` solution (the game's referee makes it) into
+//!    `derived/PART/TEST.sol`, and removes files there that no test derives;
 //! 3. validates the suite as every load does (no two tests identical);
 //! 4. asks the reference for every test's answer and hardness (search nodes, deterministic,
 //!    unlike time) and writes `expected.json`.
@@ -16,17 +17,14 @@
 //! Output of [`check`]: the [`Difference`]s between the folder and what [`regenerate`] would make
 //! of it, each naming its test; none means the suite is up to date.
 
-mod instances;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use bhref::referee::{GeneratedInstance, Instance};
 use walkdir::WalkDir;
 
-pub use instances::GenName;
-
-use crate::suite::derive::{Deriver, Rule, DERIVED_DIR};
+use crate::suite::derive::{DeriveRule, DERIVED_DIR};
 use crate::suite::{self, ExpectedFile, StoredAnswer, SuiteDefinition, SuiteError, TestDefinition};
 
 /// Why regeneration (or its check) could not run.
@@ -36,8 +34,9 @@ pub enum RegenError {
     #[error(transparent)]
     Suite(#[from] SuiteError),
     /// An instance named after the generator holds another puzzle: regen never overwrites one.
-    #[error("test {test}: {file} is named after `GEN {args}` but holds another puzzle; rename it or regenerate it with `bhref GEN {args}`")]
-    NotGenerated { test: String, file: String, args: String },
+    /// `call` is the generator call the name spells, `command` the reference's command for it.
+    #[error("test {test}: {file} is named after `{call}` but holds another puzzle; rename it or regenerate it with `{command}`")]
+    NotGenerated { test: String, file: String, call: String, command: String },
     #[error("cannot write {path}: {error}")]
     Write { path: PathBuf, error: std::io::Error },
 }
@@ -50,7 +49,7 @@ pub struct TestSummary {
     pub answer: String,
     pub nodes: u64,
     /// The rule its candidate solution is derived by, if it is derived.
-    pub derived: Option<Rule>,
+    pub derived: Option<DeriveRule>,
 }
 
 /// What [`regenerate`] did.
@@ -133,17 +132,19 @@ struct Plan {
 pub fn regenerate(dir: &Path) -> Result<Regenerated, RegenError> {
     let outline = suite::outline(dir)?;
     let mut written = Vec::new();
-    for file in &outline.puzzles {
-        let path = outline.dir.join(file);
-        if let (Some(name), false) = (GenName::parse(&outline.game, file), path.exists()) {
-            write_file(&path, &name.text())?;
-            written.push(file.clone());
+    // An unknown game names no generated files; loading the suite below reports the game.
+    if let Some(referee) = &outline.referee {
+        for file in &outline.puzzles {
+            let path = outline.dir.join(file);
+            if let (Some(generated), false) = (referee.instance_from_file_name(file), path.exists()) {
+                write_file(&path, &generated.text)?;
+                written.push(file.clone());
+            }
         }
     }
     let plan = plan(dir)?;
-    if let Some((test, file, name)) = not_generated(&plan.definition).into_iter().next() {
-        let args = format!("{} {} {} {} {}", name.seed, name.cards, name.ranks, name.suits, name.piles);
-        return Err(RegenError::NotGenerated { test, file, args });
+    if let Some((test, file, generated)) = not_generated(&plan.definition).into_iter().next() {
+        return Err(RegenError::NotGenerated { test, file, call: generated.call, command: generated.command });
     }
     let root = &plan.definition.dir;
     for (file, text) in &plan.derived {
@@ -227,14 +228,14 @@ fn plan(dir: &Path) -> Result<Plan, RegenError> {
     let mut definition = suite::load_definition(dir)?;
     let disk_digests = definition.tests().map(|t| (t.id.clone(), t.input_digest.clone())).collect();
     let on_disk = definition.tests().filter(|t| t.derive.is_some()).map(|t| (t.id.clone(), t.input.clone())).collect();
-    let mut deriver = Deriver::default();
     let mut derived = BTreeMap::new();
-    let game = definition.game.clone();
+    let referee = std::sync::Arc::clone(&definition.referee);
     for test in definition.parts.iter_mut().flat_map(|part| part.tests.iter_mut()) {
         let Some(derivation) = &test.derive else { continue };
         let name = test.puzzle.display().to_string();
-        let text = deriver
-            .derive(&game, &test.kind, derivation.rule, &name, &test.puzzle_text)
+        let instance = Instance { name: &name, text: &test.puzzle_text };
+        let text = referee
+            .derive(derivation.rule.name(), &test.kind, instance)
             .map_err(|error| SuiteError::Derive { test: test.id.clone(), error })?;
         derived.insert(derivation.file.clone(), text.clone());
         test.set_input(text);
@@ -263,14 +264,14 @@ fn summary(test: &TestDefinition, answer: &str, nodes: u64) -> TestSummary {
 }
 
 /// Tests whose puzzle is named after the generator but holds another puzzle (each file once).
-fn not_generated(definition: &SuiteDefinition) -> Vec<(String, String, GenName)> {
+fn not_generated(definition: &SuiteDefinition) -> Vec<(String, String, GeneratedInstance)> {
     let mut seen = BTreeSet::new();
     let mut found = Vec::new();
     for test in definition.tests() {
         let file = test.puzzle.strip_prefix(&definition.dir).unwrap_or(&test.puzzle).display().to_string();
-        let Some(name) = GenName::parse(&definition.game, &file) else { continue };
-        if seen.insert(file.clone()) && test.puzzle_text != name.text() {
-            found.push((test.id.clone(), file, name));
+        let Some(generated) = definition.referee.instance_from_file_name(&file) else { continue };
+        if seen.insert(file.clone()) && test.puzzle_text != generated.text {
+            found.push((test.id.clone(), file, generated));
         }
     }
     found

@@ -6,10 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use bhref::generate::deal;
-use bhref::model::Game;
-use bhref::solve::{solve, Budget, Outcome};
-use bhref::stats::thread_cpu_time;
+use bhref::blackhole::generate::deal;
+use bhref::blackhole::model::Game;
+use bhref::blackhole::solve::{solve, Budget, Outcome};
+use bhref::blackhole::stats::thread_cpu_time;
 
 fn main() {
     // `cargo bench` passes `--bench`; only the plain arguments are ours.

@@ -13,10 +13,10 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use bhref::check::check;
-use bhref::model::{format_moves, Game, Puzzle};
-use bhref::parse::{parse_puzzle, read_integers, MAX_CARDS};
-use bhref::solve::{solve, Budget, Outcome};
+use bhref::blackhole::check::check;
+use bhref::blackhole::model::{format_moves, Game, Puzzle};
+use bhref::blackhole::parse::{parse_puzzle, read_integers, MAX_CARDS};
+use bhref::blackhole::solve::{solve, Budget, Outcome};
 
 const USAGE: &str = "\
 usage:
@@ -173,7 +173,7 @@ fn run_gen(args: &[String]) -> Result<(), Failure> {
     if u64::from(ranks) * u64::from(suits) > MAX_CARDS {
         return Err(Failure(format!("GEN: a deck of more than {MAX_CARDS} cards is not supported")));
     }
-    let text = bhref::generate::generate(seed, cards, ranks, suits, piles);
+    let text = bhref::blackhole::generate::generate(seed, cards, ranks, suits, piles);
     let mut out = io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     Ok(())
@@ -221,7 +221,7 @@ fn main() -> ExitCode {
             print!("{USAGE}");
             Ok(())
         }
-        "stats" => std::process::exit(bhref::stats::main(rest)),
+        "stats" => std::process::exit(bhref::blackhole::stats::main(rest)),
         "GEN" => run_gen(rest),
         "CHECK" | "CHECKWORM" | "SOLVE" | "SOLVEWORM" => parse_options(rest).and_then(|options| {
             if options.help {

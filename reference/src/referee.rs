@@ -1,10 +1,14 @@
-//! The small, game-agnostic interface through which the harness grades: what commands a game's
-//! tests run, what the reference answers, and how a program's first line of output is judged.
+//! The small, game-agnostic interface through which the harness grades and a suite is authored:
+//! what commands a game's tests run, what the reference answers, how a program's first line of
+//! output is judged, and the game's share of writing a suite.
 //!
 //! Input: a test's kind (a suite's `kind:` word), the instance file's text and the candidate input
 //! fed to the program (for check kinds). Output: the reference's [`Expected`] answer, or a
-//! [`Judgement`] of a program's first output line. Everything specific to Black Hole and Worm
-//! Hole lives behind [`Referee`]; next year's game is another implementation of it.
+//! [`Judgement`] of a program's first output line. For authoring: a derive rule's name → a
+//! candidate solution's text (or a [`DeriveError`]); an instance file's name → the
+//! [`GeneratedInstance`] the game's `GEN` prints for it; [`PartTally`]s → the handout's check
+//! table as [`CheckTableRow`]s. Everything specific to a game lives behind [`Referee`]; the games
+//! themselves are listed in [`crate::games`].
 
 use std::fmt;
 
@@ -82,6 +86,88 @@ impl fmt::Display for RefereeError {
 
 impl std::error::Error for RefereeError {}
 
+/// Why a derive rule could not make a candidate solution: always the suite's problem, never the
+/// student's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeriveError {
+    /// The game has no rule of this name.
+    UnknownRule { rule: String, known: Vec<&'static str> },
+    /// The rule cannot make a candidate for a test of `kind`; `why` says what it needs, phrased
+    /// to be followed by ", not KIND" (e.g. "makes an illegal worm-hole move and needs a
+    /// `checkworm` test").
+    WrongKind { rule: String, kind: String, why: String },
+    /// The instance does not parse; the message names file, line and column.
+    InvalidInstance { message: String },
+    /// The reference found no solution to start from: `game` names the variant played (e.g.
+    /// "Black Hole"), `outcome` what the solver did (e.g. "proved it unsolvable").
+    NoSolution { game: String, outcome: String },
+    /// The rule cannot make its kind of candidate on this instance.
+    NotApplicable { rule: String, reason: String },
+}
+
+impl fmt::Display for DeriveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeriveError::UnknownRule { rule, known } => {
+                write!(f, "unknown derive rule `{rule}`; expected one of: {}", known.join(", "))
+            }
+            DeriveError::WrongKind { rule, kind, why } => write!(f, "derive rule `{rule}` {why}, not `{kind}`"),
+            DeriveError::InvalidInstance { message } => write!(f, "invalid instance: {message}"),
+            DeriveError::NoSolution { game, outcome } => {
+                write!(f, "no {game} solution to derive from: the reference solver {outcome}")
+            }
+            DeriveError::NotApplicable { rule, reason } => write!(f, "derive rule `{rule}` does not apply: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for DeriveError {}
+
+/// An instance named after the game's generator: what the file name spells and what `GEN`
+/// prints for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedInstance {
+    /// The starter's call the name spells, e.g. `GEN 1 51 13 4 17`.
+    pub call: String,
+    /// The reference command line that prints the same text, e.g. `bhref GEN 1 51 13 4 17`.
+    pub command: String,
+    /// The text, byte for byte what the starter prints.
+    pub text: String,
+}
+
+/// One part's results, as the check table needs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartTally<'a> {
+    /// The part's title, e.g. "Part 1: CHECK".
+    pub title: &'a str,
+    /// Tests accepted.
+    pub passed: usize,
+    /// Tests in the part.
+    pub total: usize,
+}
+
+/// One row of the handout's check table: the task and whether it is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckTableRow {
+    pub task: String,
+    pub done: String,
+}
+
+/// The check-table rows every practical so far shares: one per part, saying whether its tests
+/// all passed, e.g. `Part 1: Provided tests passed` / `no (3 of 4)`.
+pub fn part_rows(parts: &[PartTally<'_>]) -> Vec<CheckTableRow> {
+    parts
+        .iter()
+        .map(|part| {
+            let all = part.passed == part.total;
+            CheckTableRow {
+                task: format!("{}: Provided tests passed", part.title),
+                done: format!("{} ({} of {})", if all { "yes" } else { "no" }, part.passed, part.total),
+            }
+        })
+        .collect()
+}
+
 /// A game's reference: the ground truth the harness grades against.
 pub trait Referee: Send + Sync {
     /// The game's name for reports, e.g. "Black Hole / Worm Hole".
@@ -106,4 +192,25 @@ pub trait Referee: Send + Sync {
         expected: &Expected,
         first_line: &[u8],
     ) -> Result<Judgement, RefereeError>;
+
+    /// The rules a check test may name in `derive:` to have its candidate solution made from the
+    /// reference's own, in the order the suite documentation lists them. The first is the one a
+    /// check test naming neither `solution` nor `derive` gets; a game with none makes every
+    /// check test name a `solution` file.
+    fn derive_rules(&self) -> &'static [&'static str];
+
+    /// The candidate solution text `rule` (one of [`Referee::derive_rules`]) makes for a test of
+    /// `kind` on `instance`, already replayed through the reference checker to give what the
+    /// rule promises. Implementations may cache the reference's solution per instance, since a
+    /// suite derives many candidates from few instances.
+    fn derive(&self, rule: &str, kind: &str, instance: Instance<'_>) -> Result<String, DeriveError>;
+
+    /// When the (relative) instance `file`'s name spells the arguments of the game's `GEN`, as
+    /// the course named its generated instances, what that call prints; `None` for any other
+    /// name, or arguments the generator cannot deal.
+    fn instance_from_file_name(&self, file: &str) -> Option<GeneratedInstance>;
+
+    /// The rows of the handout's check table that a harness can fill, from each part's results
+    /// and whether the submission built.
+    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow>;
 }

@@ -5,9 +5,10 @@
 //! play sequences and winning sequences built backwards. Output: pass/fail of the checker against
 //! an independent mini-simulator written here.
 
-use bhref::check::{check, check_moves, Finding, Illegal};
-use bhref::model::{Deck, Game, Move, Puzzle};
-use bhref::parse::parse_puzzle;
+use bhref::blackhole::check::{check, check_moves, Finding, Illegal};
+use bhref::blackhole::model::{Deck, Game, Move, Puzzle};
+use bhref::blackhole::parse::parse_puzzle;
+use bhref::rng::SplitMix64;
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -172,23 +173,6 @@ fn legal_moves_and_check_moves() {
 // ---------------------------------------------------------------------------------------------
 // The independent mini-simulator and random play.
 
-/// SplitMix64, so that one proptest seed drives a whole random game.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 /// The rules restated from `practical.md` with no code shared with the checker.
 #[derive(Clone)]
 struct Sim {
@@ -272,14 +256,14 @@ fn sim_solves(puzzle: &Puzzle, game: Game, integers: &[i64]) -> bool {
 }
 
 /// A random small generalised puzzle: a partial shuffled deck dealt unevenly.
-fn random_puzzle(ranks: u32, suits: u32, piles: usize, rng: &mut Rng) -> Puzzle {
+fn random_puzzle(ranks: u32, suits: u32, piles: usize, rng: &mut SplitMix64) -> Puzzle {
     let mut cards: Vec<u32> = (1..=ranks * suits).collect();
     for i in (1..cards.len()).rev() {
-        cards.swap(i, rng.below(i + 1));
+        cards.swap(i, rng.index(i + 1));
     }
     let mut layout = vec![Vec::new(); piles];
     for &card in &cards[1..] {
-        let slot = rng.below(piles + 1);
+        let slot = rng.index(piles + 1);
         if slot < piles {
             layout[slot].push(card);
         }
@@ -289,20 +273,20 @@ fn random_puzzle(ranks: u32, suits: u32, piles: usize, rng: &mut Rng) -> Puzzle 
 
 /// A Black Hole puzzle with a known solution: a random walk of adjacent cards from the hole,
 /// dealt so that each pile's cards come off in walk order.
-fn winnable_puzzle(ranks: u32, suits: u32, piles: usize, rng: &mut Rng) -> (Puzzle, Vec<i64>) {
+fn winnable_puzzle(ranks: u32, suits: u32, piles: usize, rng: &mut SplitMix64) -> (Puzzle, Vec<i64>) {
     let deck = Deck { ranks, suits };
     let mut remaining: Vec<u32> = (1..=deck.size()).collect();
-    let hole = remaining.swap_remove(rng.below(remaining.len()));
+    let hole = remaining.swap_remove(rng.index(remaining.len()));
     let mut layout = vec![Vec::new(); piles];
     let mut solution = Vec::new();
     let mut current = hole;
     loop {
         let next: Vec<usize> = (0..remaining.len()).filter(|&i| deck.adjacent(remaining[i], current)).collect();
-        if next.is_empty() || rng.below(8) == 0 {
+        if next.is_empty() || rng.index(8) == 0 {
             break;
         }
-        current = remaining.swap_remove(next[rng.below(next.len())]);
-        let pile = rng.below(piles);
+        current = remaining.swap_remove(next[rng.index(next.len())]);
+        let pile = rng.index(piles);
         layout[pile].push(current);
         solution.extend([pile as i64, i64::from(current)]);
     }
@@ -315,7 +299,7 @@ fn winnable_puzzle(ranks: u32, suits: u32, piles: usize, rng: &mut Rng) -> (Puzz
 /// Every single-integer change, deletion of one integer and deletion of one move of a winning
 /// sequence breaks it (each argued in the test below); insertions and swaps may or may not, and
 /// there the checker must agree with the simulator.
-fn assert_corruptions_caught(puzzle: &Puzzle, game: Game, solution: &[i64], rng: &mut Rng) {
+fn assert_corruptions_caught(puzzle: &Puzzle, game: Game, solution: &[i64], rng: &mut SplitMix64) {
     let agrees = |integers: &[i64]| {
         let solved = check(puzzle, game, integers).finding == Finding::Solved;
         assert_eq!(solved, sim_solves(puzzle, game, integers), "checker and simulator disagree on {integers:?}");
@@ -331,7 +315,7 @@ fn assert_corruptions_caught(puzzle: &Puzzle, game: Game, solution: &[i64], rng:
         // names something that is not there; `p c` → `p -c` leaves `c` in the worm hole, as no
         // later move of the original mentions `c`; `p -c` → `p c` leaves the later `-1 c` with an
         // empty worm hole.
-        for w in [v + 1, v - 1, -v, 0, -1, 1, 1000, rng.below(60) as i64 - 10] {
+        for w in [v + 1, v - 1, -v, 0, -1, 1, 1000, rng.index(60) as i64 - 10] {
             if w != v {
                 let mut changed = solution.to_vec();
                 changed[i] = w;
@@ -350,8 +334,8 @@ fn assert_corruptions_caught(puzzle: &Puzzle, game: Game, solution: &[i64], rng:
         without.drain(2 * m..2 * m + 2);
         assert!(!agrees(&without), "dropping move {m} still solves");
         let mut inserted = solution.to_vec();
-        let pile = rng.below(puzzle.piles.len() + 1) as i64 - 1;
-        let card = rng.below(puzzle.deck.size() as usize + 1) as i64 * if rng.below(3) == 0 { -1 } else { 1 };
+        let pile = rng.index(puzzle.piles.len() + 1) as i64 - 1;
+        let card = rng.index(puzzle.deck.size() as usize + 1) as i64 * if rng.index(3) == 0 { -1 } else { 1 };
         inserted.splice(2 * m..2 * m, [pile, card]);
         agrees(&inserted);
         if m + 1 < solution.len() / 2 {
@@ -369,7 +353,7 @@ proptest! {
     fn random_legal_play_checks_like_the_simulator(
         ranks in 1u32..=6, suits in 1u32..=4, piles in 0usize..=5, worm: bool, seed: u64,
     ) {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let puzzle = random_puzzle(ranks, suits, piles, &mut rng);
         let game = if worm { Game::WormHole } else { Game::BlackHole };
         let mut sim = Sim::new(&puzzle, game);
@@ -380,7 +364,7 @@ proptest! {
             if moves.is_empty() {
                 break;
             }
-            let (pile, card) = moves[rng.below(moves.len())];
+            let (pile, card) = moves[rng.index(moves.len())];
             prop_assert!(sim.play(pile, card));
             sequence.extend([pile, card]);
             prefixes.push((sequence.len(), sim.cards_left(), sim.worm));
@@ -416,7 +400,7 @@ proptest! {
     fn built_winning_sequences_check_and_corruptions_are_caught(
         ranks in 1u32..=13, suits in 1u32..=4, piles in 1usize..=6, seed: u64,
     ) {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let (puzzle, solution) = winnable_puzzle(ranks, suits, piles, &mut rng);
         // A Black Hole solution is a Worm Hole solution that never uses the worm hole.
         for game in [Game::BlackHole, Game::WormHole] {

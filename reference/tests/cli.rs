@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use assert_cmd::Command;
-use bhref::check::{check, Finding};
-use bhref::model::Game;
-use bhref::parse::{parse_puzzle, read_integers};
+use bhref::blackhole::check::{check, Finding};
+use bhref::blackhole::model::Game;
+use bhref::blackhole::parse::{parse_puzzle, read_integers};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/puzzles")

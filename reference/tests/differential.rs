@@ -2,8 +2,8 @@
 //!
 //! Input: small random generalised puzzles (`R` in 1..=5, `S` in 1..=4, 0..=5 uneven or empty
 //! piles, a random hole card, a random part of the deck), both games. Output: assertions that
-//! [`bhref::solve::solve`] and the brute force agree on solvability, and that every witness
-//! (the solver's and the brute force's) replays through the checker as solved.
+//! [`bhref::blackhole::solve::solve`] and the brute force agree on solvability, and that every
+//! witness (the solver's and the brute force's) replays through the checker as solved.
 //!
 //! The brute force shares no code with the solver: plain recursion over every legal move, no
 //! memo, no pruning, its own move rules; only [`Deck::adjacent`] and the checker are reused.
@@ -11,34 +11,17 @@
 //! `cargo test -p bhref --test differential` runs 3,000 puzzles per game; set
 //! `BHREF_DIFF_CASES=100000` (or run the ignored `long_differential`) for the long version.
 
-use bhref::check::{check_moves, Finding};
-use bhref::model::{Card, Deck, Game, Move, Puzzle};
-use bhref::solve::{solve, Budget, Outcome};
+use bhref::blackhole::check::{check_moves, Finding};
+use bhref::blackhole::model::{Card, Deck, Game, Move, Puzzle};
+use bhref::blackhole::solve::{solve, Budget, Outcome};
+use bhref::rng::SplitMix64;
 
 /// Cards dealt at most: keeps the memo-less brute force fast on unsolvable deals.
 const MAX_DEALT: u32 = 11;
 
-/// A small deterministic generator (SplitMix64), so a failure names a reproducible seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
-
 /// A random generalised puzzle from `seed`.
 fn random_puzzle(seed: u64) -> Puzzle {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let deck = Deck { ranks: 1 + rng.below(5), suits: 1 + rng.below(4) };
     let mut cards: Vec<Card> = (1..=deck.size()).collect();
     for i in (1..cards.len()).rev() {

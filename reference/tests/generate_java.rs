@@ -1,5 +1,5 @@
-//! `bhref::generate` against the real thing: the starter's `GEN` as the `correct` fixture
-//! submission implements it, compiled with `javac` and run with `java`, byte for byte.
+//! `bhref::blackhole::generate` against the real thing: the starter's `GEN` as the `correct`
+//! fixture submission implements it, compiled with `javac` and run with `java`, byte for byte.
 //!
 //! Input: `fixtures/submissions/correct/src/*.java`. Output: pass, or the first (seed, cards,
 //! ranks, suits, piles) whose text differs. Skipped, with a message, when no JDK is installed.
@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use bhref::generate::generate;
+use bhref::blackhole::generate::generate;
 
 fn correct_sources() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/submissions/correct/src")

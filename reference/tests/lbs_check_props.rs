@@ -7,6 +7,7 @@
 
 use bhref::latebinding::check::{check, check_moves, Finding, Illegal};
 use bhref::latebinding::model::{Card, Deck, Layout, Move, Variant};
+use bhref::rng::SplitMix64;
 use proptest::prelude::*;
 
 fn layout(ranks: u32, suits: u32, row: &[Card]) -> Layout {
@@ -213,27 +214,10 @@ fn expected(layout: &Layout, variant: Variant, integers: &[i64]) -> Finding {
     }
 }
 
-/// SplitMix64: one proptest seed drives a whole game.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn random_layout(ranks: u32, suits: u32, piles: usize, rng: &mut Rng) -> Layout {
+fn random_layout(ranks: u32, suits: u32, piles: usize, rng: &mut SplitMix64) -> Layout {
     let mut cards: Vec<Card> = (1..=ranks * suits).collect();
     for i in (1..cards.len()).rev() {
-        cards.swap(i, rng.below(i + 1));
+        cards.swap(i, rng.index(i + 1));
     }
     cards.truncate(piles.clamp(1, cards.len()));
     layout(ranks, suits, &cards)
@@ -248,7 +232,7 @@ proptest! {
     fn the_checker_agrees_with_the_simulator(
         ranks in 1u32..=6, suits in 1u32..=4, piles in 1usize..=9, grace: bool, seed: u64,
     ) {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let layout = random_layout(ranks, suits, piles, &mut rng);
         let variant = if grace { Variant::Grace } else { Variant::Plain };
         let mut sim = Sim::new(&layout, variant);
@@ -258,7 +242,7 @@ proptest! {
             if legal.is_empty() {
                 break;
             }
-            let (card, to) = legal[rng.below(legal.len())];
+            let (card, to) = legal[rng.index(legal.len())];
             prop_assert!(sim.play(moves.len() / 2, card, to).is_ok());
             moves.extend([card, to]);
         }
@@ -276,7 +260,7 @@ proptest! {
         }
         let n = moves.len() as i64 / 2;
         for i in 0..=moves.len() {
-            for noise in [-1, 0, 1, 2, 3, 1 + rng.below(30) as i64, i64::from(i32::MAX)] {
+            for noise in [-1, 0, 1, 2, 3, 1 + rng.index(30) as i64, i64::from(i32::MAX)] {
                 let mut integers = vec![n];
                 integers.extend_from_slice(&moves);
                 integers[i] = noise;

@@ -9,31 +9,15 @@ use std::collections::HashSet;
 
 use bhref::latebinding::model::{Deck, Layout};
 use bhref::latebinding::parse::parse_layout;
+use bhref::rng::SplitMix64;
 use proptest::prelude::*;
-
-/// SplitMix64: one proptest seed drives a whole random layout.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// A random valid layout: `piles` distinct cards of the deck in random order.
 fn random_layout(ranks: u32, suits: u32, piles: usize, seed: u64) -> Layout {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut cards: Vec<u32> = (1..=ranks * suits).collect();
     for i in (1..cards.len()).rev() {
-        cards.swap(i, rng.below(i + 1));
+        cards.swap(i, rng.index(i + 1));
     }
     cards.truncate(piles.clamp(1, cards.len()));
     Layout { deck: Deck { ranks, suits }, row: cards }

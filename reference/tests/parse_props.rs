@@ -7,38 +7,22 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-use bhref::model::{Deck, Puzzle};
-use bhref::parse::{parse_puzzle, read_integers};
+use bhref::blackhole::model::{Deck, Puzzle};
+use bhref::blackhole::parse::{parse_puzzle, read_integers};
+use bhref::rng::SplitMix64;
 use proptest::prelude::*;
-
-/// SplitMix64: a tiny generator so that one proptest seed drives a whole random puzzle.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// A random valid puzzle: a partial, shuffled deck dealt unevenly (some piles may be empty).
 fn random_puzzle(ranks: u32, suits: u32, piles: usize, seed: u64) -> Puzzle {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut cards: Vec<u32> = (1..=ranks * suits).collect();
     for i in (1..cards.len()).rev() {
-        cards.swap(i, rng.below(i + 1));
+        cards.swap(i, rng.index(i + 1));
     }
     let mut layout = vec![Vec::new(); piles];
     for &card in &cards[1..] {
         // One slot past the last pile leaves the card out of the layout.
-        let slot = rng.below(piles + 1);
+        let slot = rng.index(piles + 1);
         if slot < piles {
             layout[slot].push(card);
         }

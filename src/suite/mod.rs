@@ -6,10 +6,12 @@
 //! checked; then [`SuiteDefinition::verify`] validates the suite as a whole (every derived
 //! solution present, no two tests identical), asks the reference for every test's answer (so
 //! every puzzle parses and no check test's answer turns on a point the rulings leave open) and
-//! refuses a stored expectation that is missing, stale or different, naming the test.
+//! refuses a stored expectation that is missing, stale or different, naming the test. Both stages
+//! are one [`Suite`] type, told apart by what a test holds.
 //!
-//! [`derive`] makes the candidate solutions of check tests that say `derive:` instead of naming a
-//! `solution` file; `bhgrade regen` ([`crate::regen`]) writes them into the suite.
+//! [`derive`](mod@derive) names the candidate solutions of check tests that say `derive:`
+//! instead of naming a `solution` file; the suite's game makes them, and `bhgrade regen`
+//! ([`crate::regen`]) writes them into the suite.
 
 pub mod derive;
 mod expected;
@@ -24,7 +26,8 @@ use std::sync::Arc;
 
 use bhref::referee::{Expected, Referee, RefereeError, TaskSpec};
 
-pub use derive::{DeriveError, Rule};
+pub use bhref::referee::DeriveError;
+pub use derive::DeriveRule;
 pub use expected::{ExpectedFile, StoredAnswer};
 pub use launch::Launch;
 pub use raw::Pos;
@@ -37,9 +40,10 @@ pub const SUITE_FILE: &str = "suite.yaml";
 /// The name of the reference's answers inside a suite folder.
 pub const EXPECTED_FILE: &str = "expected.json";
 
-/// A suite whose paths are resolved and read, not yet checked against the reference.
+/// A suite whose tests are `T`: [`TestDefinition`]s as read ([`SuiteDefinition`]), or [`Test`]s
+/// confirmed by the reference (a suite ready to grade against).
 #[derive(Clone)]
-pub struct SuiteDefinition {
+pub struct Suite<T = Test> {
     pub dir: PathBuf,
     pub name: String,
     pub title: String,
@@ -50,8 +54,11 @@ pub struct SuiteDefinition {
     pub build: BuildSpec,
     pub launch: Launch,
     pub gave_up_credit: f64,
-    pub parts: Vec<PartDefinition<TestDefinition>>,
+    pub parts: Vec<PartDefinition<T>>,
 }
+
+/// A suite whose paths are resolved and read, not yet checked against the reference.
+pub type SuiteDefinition = Suite<TestDefinition>;
 
 /// How a submission is built.
 #[derive(Clone, Debug)]
@@ -99,7 +106,7 @@ pub struct TestDefinition {
 /// A check test's derived candidate solution: the rule and the file `bhgrade regen` writes.
 #[derive(Clone, Debug)]
 pub struct Derivation {
-    pub rule: Rule,
+    pub rule: DeriveRule,
     /// The file relative to the suite folder, `derived/PART/TEST.sol`.
     pub file: String,
     /// The same file, absolute.
@@ -121,27 +128,36 @@ pub struct Test {
     pub expected: Expected,
 }
 
-/// A suite ready to grade against.
-#[derive(Clone)]
-pub struct Suite {
-    pub dir: PathBuf,
-    pub name: String,
-    pub title: String,
-    pub game: String,
-    pub referee: Arc<dyn Referee>,
-    pub srcdir: String,
-    pub build: BuildSpec,
-    pub launch: Launch,
-    pub gave_up_credit: f64,
-    pub parts: Vec<PartDefinition<Test>>,
-}
-
-impl Suite {
+impl<T> Suite<T> {
     /// Every test, in suite order.
-    pub fn tests(&self) -> impl Iterator<Item = &Test> {
+    pub fn tests(&self) -> impl Iterator<Item = &T> {
         self.parts.iter().flat_map(|part| part.tests.iter())
     }
 
+    /// The same suite with every test made into a `U` by `make`, in suite order; the first
+    /// error ends it.
+    fn try_map_tests<U, E>(self, mut make: impl FnMut(T) -> Result<U, E>) -> Result<Suite<U>, E> {
+        let mut parts = Vec::with_capacity(self.parts.len());
+        for part in self.parts {
+            let tests = part.tests.into_iter().map(&mut make).collect::<Result<_, _>>()?;
+            parts.push(PartDefinition { id: part.id, title: part.title, weight: part.weight, tests });
+        }
+        Ok(Suite {
+            dir: self.dir,
+            name: self.name,
+            title: self.title,
+            game: self.game,
+            referee: self.referee,
+            srcdir: self.srcdir,
+            build: self.build,
+            launch: self.launch,
+            gave_up_credit: self.gave_up_credit,
+            parts,
+        })
+    }
+}
+
+impl Suite {
     /// Keeps only the tests students may see (and, if given, one part), dropping empty parts.
     pub fn restrict(&mut self, visible_only: bool, part: Option<&str>) {
         self.parts.retain(|p| part.is_none_or(|wanted| p.id == wanted));
@@ -153,11 +169,6 @@ impl Suite {
 }
 
 impl SuiteDefinition {
-    /// Every test, in suite order.
-    pub fn tests(&self) -> impl Iterator<Item = &TestDefinition> {
-        self.parts.iter().flat_map(|part| part.tests.iter())
-    }
-
     /// Checks what no single test can: every derived solution has been written, and no two
     /// tests are identical (same kind, same puzzle text, same input: one would be marked twice).
     pub fn validate(&self) -> Result<(), SuiteError> {
@@ -178,41 +189,25 @@ impl SuiteDefinition {
     pub fn verify(self) -> Result<Suite, SuiteError> {
         self.validate()?;
         let stored = ExpectedFile::read(&self.dir)?;
-        let mut parts = Vec::with_capacity(self.parts.len());
-        for part in self.parts {
-            let mut tests = Vec::with_capacity(part.tests.len());
-            for def in part.tests {
-                // The reference first: an invalid puzzle or an ambiguous check is the suite's
-                // real problem, whatever expected.json says.
-                let expected = reference_answer(self.referee.as_ref(), &def)?;
-                let Some(answer) = stored.tests.get(&def.id) else {
-                    return Err(SuiteError::ExpectedMissing { test: def.id });
-                };
-                if answer.input_digest != def.input_digest {
-                    return Err(SuiteError::ExpectedStale { test: def.id });
-                }
-                if expected.answer != answer.answer {
-                    return Err(SuiteError::ExpectedMismatch {
-                        test: def.id,
-                        stored: answer.answer.clone(),
-                        reference: expected.answer,
-                    });
-                }
-                tests.push(Test { def, expected });
+        let referee = Arc::clone(&self.referee);
+        self.try_map_tests(|def| {
+            // The reference first: an invalid puzzle or an ambiguous check is the suite's
+            // real problem, whatever expected.json says.
+            let expected = reference_answer(referee.as_ref(), &def)?;
+            let Some(answer) = stored.tests.get(&def.id) else {
+                return Err(SuiteError::ExpectedMissing { test: def.id });
+            };
+            if answer.input_digest != def.input_digest {
+                return Err(SuiteError::ExpectedStale { test: def.id });
             }
-            parts.push(PartDefinition { id: part.id, title: part.title, weight: part.weight, tests });
-        }
-        Ok(Suite {
-            dir: self.dir,
-            name: self.name,
-            title: self.title,
-            game: self.game,
-            referee: self.referee,
-            srcdir: self.srcdir,
-            build: self.build,
-            launch: self.launch,
-            gave_up_credit: self.gave_up_credit,
-            parts,
+            if expected.answer != answer.answer {
+                return Err(SuiteError::ExpectedMismatch {
+                    test: def.id,
+                    stored: answer.answer.clone(),
+                    reference: expected.answer,
+                });
+            }
+            Ok(Test { def, expected })
         })
     }
 }

@@ -1,19 +1,21 @@
 //! Stage two of reading a suite: [`RawSuite`] → [`SuiteDefinition`], with every path resolved
-//! against the suite folder and read, every limit defaulted, every name checked. Also
-//! [`outline`]: the suite's game and puzzle files before any of them is read, for `bhgrade regen`
-//! to generate the ones named after the generator.
+//! against the suite folder and read, every limit defaulted, every name checked (the game's
+//! against [`bhref::games`], the kinds and derive rules against its referee). Also [`outline`]:
+//! the suite's game and puzzle files before any of them is read, for `bhgrade regen` to generate
+//! the ones named after the generator.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
+use bhref::referee::Referee;
 use sha2::{Digest, Sha256};
 
-use super::derive::{self, Rule};
+use super::derive::{self, DeriveRule};
 use super::launch::{self, Launch};
 use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawSuite, RawTest};
 use super::{BuildSpec, Derivation, PartDefinition, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE};
-use crate::games;
 use crate::sandbox::Limits;
 
 /// Defaults for a test run: generous for a JVM, small enough that a class finishes. The time
@@ -47,11 +49,14 @@ pub fn load_definition(dir: &Path) -> Result<SuiteDefinition, SuiteError> {
 }
 
 /// A suite's game and the puzzle files its tests name (relative, in suite order, each once).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Outline {
     /// The suite folder, absolute.
     pub dir: PathBuf,
     pub game: String,
+    /// The game's reference; `None` for a game bhgrade does not know (loading the suite says so,
+    /// with its position).
+    pub referee: Option<Arc<dyn Referee>>,
     pub puzzles: Vec<String>,
 }
 
@@ -64,7 +69,8 @@ pub fn outline(dir: &Path) -> Result<Outline, SuiteError> {
             puzzles.push(test.puzzle.value.clone());
         }
     }
-    Ok(Outline { dir, game: raw.game.value, puzzles })
+    let referee = bhref::games::referee(&raw.game.value).map(Arc::from);
+    Ok(Outline { dir, game: raw.game.value, referee, puzzles })
 }
 
 fn read_raw(dir: &Path) -> Result<(PathBuf, PathBuf, RawSuite), SuiteError> {
@@ -86,8 +92,8 @@ impl Resolver<'_> {
     }
 
     fn resolve(&self, raw: RawSuite) -> Result<SuiteDefinition, SuiteError> {
-        let referee = games::referee_for(&raw.game.value).ok_or_else(|| {
-            let known = games::names().join(", ");
+        let referee = bhref::games::referee(&raw.game.value).ok_or_else(|| {
+            let known = bhref::games::names().join(", ");
             self.invalid(raw.game.pos, format!("unknown game `{}`; expected one of: {known}", raw.game.value))
         })?;
         let launch = self.launch(raw.launch)?;
@@ -127,7 +133,7 @@ impl Resolver<'_> {
                     )
                 })?;
                 let (puzzle, puzzle_text) = self.read(&test.puzzle)?;
-                let (input, derive) = self.input(&part.id.value, &test, task.reads_input)?;
+                let (input, derive) = self.input(referee.as_ref(), &part.id.value, &test, task.reads_input)?;
                 let weight = match test.weight {
                     Some(At { value, pos }) if value < 0.0 || !value.is_finite() => {
                         return Err(self.invalid(pos, "a test's `weight` must be 0 or more"));
@@ -173,9 +179,11 @@ impl Resolver<'_> {
     }
 
     /// A test's candidate input: a `solution` file, or a derived solution (`derive: RULE`, by
-    /// default `reference` for a check test naming no file) read if `bhgrade regen` wrote it.
+    /// default the game's first rule, `reference`, for a check test naming no file) read if
+    /// `bhgrade regen` wrote it.
     fn input(
         &self,
+        referee: &dyn Referee,
         part: &str,
         test: &RawTest,
         reads_input: bool,
@@ -193,13 +201,16 @@ impl Resolver<'_> {
             (Some(solution), None, true) => Ok((Some(self.read(solution)?.1), None)),
             (None, derive, true) => {
                 let rule = match derive {
-                    Some(At { value, pos }) => Rule::parse(value).ok_or_else(|| {
+                    Some(At { value, pos }) => DeriveRule::parse(referee, value).ok_or_else(|| {
                         self.invalid(
                             *pos,
-                            format!("unknown derive rule `{value}`; expected one of: {}", derive::rule_names()),
+                            format!("unknown derive rule `{value}`; expected one of: {}", derive::rule_names(referee)),
                         )
                     })?,
-                    None => Rule::Reference,
+                    None => DeriveRule::default_for(referee).ok_or_else(|| {
+                        let message = format!("a `{kind}` test needs a `solution` file: its game derives none");
+                        self.invalid(test.kind.pos, message)
+                    })?,
                 };
                 let file = derive::derived_file(part, &test.id.value);
                 let path = self.dir.join(&file);

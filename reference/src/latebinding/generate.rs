@@ -3,7 +3,8 @@
 //! Input: a seed and the piles, ranks and suits, as `java LBSMain GEN seed [P=17] [R=13] [S=4]`
 //! takes them (piles first, unlike Black Hole's `GEN`). Output: the layout as a [`Layout`]
 //! ([`deal`]) or as the exact text the starter prints ([`generate`]), drawn with Black Hole's
-//! port of `java.util.Random` ([`crate::generate::JavaRandom`]).
+//! port of `java.util.Random` ([`crate::blackhole::generate::JavaRandom`]). [`GenName`]: a file
+//! name that spells `GEN`'s arguments, as the course named its layouts.
 //!
 //! The algorithm (`late-binding.md`, "The starter's generator"): with `N = R*S`,
 //! `cards[i] = i+1`, and `rnd = new Random(seed)`, for `i` from `0` to `N-2` swap `cards[i]`
@@ -18,9 +19,13 @@
 //! assert_eq!(text, "3 2 5\n4 5 1 3 2 \n");
 //! ```
 
+mod name;
+
+pub use name::GenName;
+
 use std::fmt::Write as _;
 
-use crate::generate::JavaRandom;
+use crate::blackhole::generate::JavaRandom;
 
 use super::model::{Card, Deck, Layout};
 

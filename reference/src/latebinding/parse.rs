@@ -3,7 +3,7 @@
 //! Input: the text of a layout file and a name for messages, or the text of a candidate
 //! solution. Output: a validated [`Layout`] or a [`ParseError`] naming file, line, column, what
 //! was expected and what was found; for solutions, the integers as
-//! [`crate::parse::read_integers`] reads them (Java `int`s up to the first other token).
+//! [`crate::blackhole::parse::read_integers`] reads them (Java `int`s up to the first other token).
 //!
 //! Tokens are split where Java's `Scanner` splits them ([`is_java_whitespace`]) and a token is
 //! an integer exactly when `hasNextInt()` would say so (an optional sign, ASCII digits, within
@@ -13,9 +13,9 @@
 
 use std::collections::HashMap;
 
-pub use crate::parse::{read_integers, ParseError, MAX_CARDS};
+pub use crate::blackhole::parse::{read_integers, ParseError, MAX_CARDS};
 
-use crate::parse::is_java_whitespace;
+use crate::blackhole::parse::is_java_whitespace;
 
 use super::model::{Card, Deck, Layout};
 

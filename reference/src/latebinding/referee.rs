@@ -11,12 +11,21 @@
 //! so anything after a leading `-1` is ignored); anything else is read as the reference `CHECK`
 //! reads a solution (integers up to the first other token, extra integers ignored) and judged by
 //! the reference checker, never by comparing text. There is no "gave up" answer in this game.
+//!
+//! For authoring it hands on to [`super::derive`](mod@super::derive) (derive rules → candidate
+//! solutions) and [`super::generate::GenName`] (files named `seedSEED.pP.rR.sS.txt` → their
+//! text).
 
 use std::time::Instant;
 
-use crate::referee::{Expected, Instance, Judgement, Referee, RefereeError, TaskSpec};
+use crate::referee::{
+    part_rows, CheckTableRow, DeriveError, Expected, GeneratedInstance, Instance, Judgement, PartTally, Referee,
+    RefereeError, TaskSpec,
+};
 
 use super::check::check;
+use super::derive::{self, Rule};
+use super::generate::GenName;
 use super::model::{format_solution, Layout, Variant};
 use super::parse::{parse_layout, read_integers};
 use super::solve::{solve, Budget, Outcome};
@@ -198,6 +207,31 @@ impl Referee for LateBindingReferee {
             judge_solve(&instance_layout(instance)?, variant, expected, line)
         })
     }
+
+    fn derive_rules(&self) -> &'static [&'static str] {
+        &Rule::NAMES
+    }
+
+    /// Uncached: a Late Binding search is quick next to Black Hole's, and a suite derives from
+    /// few layouts.
+    fn derive(&self, rule: &str, kind: &str, instance: Instance<'_>) -> Result<String, DeriveError> {
+        derive::derive(&self.budget, rule, kind, instance)
+    }
+
+    /// Files named `seedSEED.pP.rR.sS.txt`, as the course named its generated layouts.
+    fn instance_from_file_name(&self, file: &str) -> Option<GeneratedInstance> {
+        let name = GenName::parse(file)?;
+        let call = name.call();
+        Some(GeneratedInstance { command: format!("bhref --game latebinding {call}"), call, text: name.text() })
+    }
+
+    /// As Black Hole's handout: a row per part, then whether `build.sh` is included and working.
+    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow> {
+        let mut rows = part_rows(parts);
+        let working = if built { "yes" } else { "no" };
+        rows.push(CheckTableRow { task: "build.sh script included and working".into(), done: working.into() });
+        rows
+    }
 }
 
 #[cfg(test)]
@@ -281,5 +315,23 @@ mod tests {
         for line in [&b""[..], b"   ", b"yes", b"x 1 5 0", b"\x80"] {
             assert!(matches!(judge("solve", EXAMPLE, line), Judgement::FormatError { .. }), "{line:?}");
         }
+    }
+
+    #[test]
+    fn authoring_goes_through_the_referee() {
+        let r = referee();
+        assert_eq!(r.derive_rules(), ["reference"]);
+        assert_eq!(r.derive("reference", "checkgrace", at(NO_PLAIN)).unwrap(), "1 5 0\n");
+        let generated = r.instance_from_file_name("layouts/seed1.p5.r3.s2.txt").unwrap();
+        assert_eq!(generated.call, "GEN 1 5 3 2");
+        assert_eq!(generated.command, "bhref --game latebinding GEN 1 5 3 2");
+        assert_eq!(generated.text, "3 2 5\n4 5 1 3 2 \n");
+        assert_eq!(r.instance_from_file_name("1-51-13-4-17.txt"), None);
+        let rows = r.check_table(&[PartTally { title: "Part 1", passed: 2, total: 2 }], true);
+        let rows: Vec<(&str, &str)> = rows.iter().map(|row| (row.task.as_str(), row.done.as_str())).collect();
+        assert_eq!(
+            rows,
+            [("Part 1: Provided tests passed", "yes (2 of 2)"), ("build.sh script included and working", "yes")]
+        );
     }
 }

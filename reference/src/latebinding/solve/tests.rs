@@ -13,26 +13,10 @@ use super::board::{Board, State, Step};
 use super::prune::{CountTests, Feasibility};
 use super::*;
 use crate::latebinding::model::{cards_match, play_in_row, Card, Deck};
-
-/// SplitMix64, so failures reproduce from their seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
+use crate::rng::SplitMix64;
 
 fn random_layout(seed: u64, max_piles: u32) -> Layout {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let deck = Deck { ranks: 1 + rng.below(7), suits: 1 + rng.below(5) };
     let mut cards: Vec<Card> = (1..=deck.size()).collect();
     for i in (1..cards.len()).rev() {

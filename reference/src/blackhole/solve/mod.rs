@@ -16,7 +16,7 @@
 //! partial decks.
 //!
 //! Worm Hole first looks for a Black Hole solution, and every witness is replayed through
-//! [`crate::check`] before it is reported.
+//! [`crate::blackhole::check`] before it is reported.
 
 mod arcs;
 mod cuts;
@@ -29,8 +29,8 @@ mod walk;
 
 use std::time::{Duration, Instant};
 
-use crate::check::{self, Finding};
-use crate::model::{Game, Move, Puzzle};
+use crate::blackhole::check::{self, Finding};
+use crate::blackhole::model::{Game, Move, Puzzle};
 
 use memo::DeadSet;
 use search::{End, Limits, Search};

@@ -11,9 +11,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::generate;
-use crate::model::{Game, Puzzle};
-use crate::solve::{self, Budget, Outcome, Solution};
+use crate::blackhole::generate;
+use crate::blackhole::model::{Game, Puzzle};
+use crate::blackhole::solve::{self, Budget, Outcome, Solution};
 
 const USAGE: &str = "usage: bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N]";
 
@@ -249,8 +249,8 @@ pub fn peak_rss_kib() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Deck;
-    use crate::solve::Stats;
+    use crate::blackhole::model::Deck;
+    use crate::blackhole::solve::Stats;
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()

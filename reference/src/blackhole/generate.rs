@@ -3,7 +3,8 @@
 //! Input: a seed, the number of cards to deal, ranks, suits and piles, as
 //! `java BHMain GEN seed [cards=51] [ranks=13] [suits=4] [piles=17]` takes them. Output: the
 //! deal as a [`Puzzle`] ([`deal`]) or as the exact text the starter prints ([`generate`]),
-//! built on [`JavaRandom`], a faithful port of `java.util.Random`.
+//! built on [`JavaRandom`], a faithful port of `java.util.Random`. [`GenName`]: a file name
+//! that spells `GEN`'s arguments, as the course named its generated puzzles.
 //!
 //! The algorithm (`practical.md`, "The starter's generator"):
 //! 1. `max = R*S - 1`; `cards[i] = i + 2` for `i` in `0..max` (every card but card 1);
@@ -24,17 +25,19 @@
 //!
 //! ```
 //! // `java BHMain GEN 1 4 5 1 2`: four of the five cards, on two piles.
-//! let text = bhref::generate::generate(1, 4, 5, 1, 2);
+//! let text = bhref::blackhole::generate::generate(1, 4, 5, 1, 2);
 //! assert_eq!(text, "5 1 2\n1\n4 3 -1\n2 5 -1\n");
 //! ```
 
 mod java_random;
+mod name;
 
 pub use java_random::JavaRandom;
+pub use name::GenName;
 
 use std::fmt::Write as _;
 
-use crate::model::{Card, Deck, Puzzle};
+use crate::blackhole::model::{Card, Deck, Puzzle};
 
 /// The deal `java BHMain GEN seed cards ranks suits piles` prints, as a [`Puzzle`].
 ///

@@ -16,7 +16,7 @@ const MASK: i64 = (1 << 48) - 1;
 /// `java.util.Random`: same seed, same numbers, bit for bit.
 ///
 /// ```
-/// use bhref::generate::JavaRandom;
+/// use bhref::blackhole::generate::JavaRandom;
 /// let mut rnd = JavaRandom::new(42);
 /// assert_eq!(rnd.next_int_bounded(10), 0); // new Random(42).nextInt(10)
 /// assert_eq!(rnd.next_int_bounded(10), 3);

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::model::{Card, Deck, Puzzle};
+use crate::blackhole::model::{Card, Deck, Puzzle};
 
 /// The largest deck (`R*S` cards) the parser accepts. Real puzzles have 52 cards; the cap keeps a
 /// hostile or mistyped header from asking for a huge allocation.

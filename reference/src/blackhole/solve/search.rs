@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
 
-use crate::model::{Game, Move};
+use crate::blackhole::model::{Game, Move};
 
 use super::cuts::PileOrder;
 use super::memo::DeadSet;

@@ -12,27 +12,11 @@ use super::search::{self, Search};
 use super::state::{Layout, Position, Step};
 use super::walk;
 use super::*;
-use crate::model::Deck;
-
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % u64::from(n)) as u32
-    }
-}
+use crate::blackhole::model::Deck;
+use crate::rng::SplitMix64;
 
 /// A random puzzle: `R` in 1..=5, `S` in 1..=4, up to 5 piles, some cards left out.
-fn random_puzzle(rng: &mut Rng, max_cards: usize) -> Puzzle {
+fn random_puzzle(rng: &mut SplitMix64, max_cards: usize) -> Puzzle {
     let deck = Deck { ranks: 1 + rng.below(5), suits: 1 + rng.below(4) };
     let mut cards: Vec<u32> = (1..=deck.size()).collect();
     for i in (1..cards.len()).rev() {
@@ -137,7 +121,7 @@ fn for_each_position(puzzle: &Puzzle, game: Game, mut check: impl FnMut(&Layout,
 /// Runs `check` over the positions of many random puzzles in both games.
 fn over_random_positions(cases: u64, check: impl Fn(&Layout, &mut Position, &mut Exhaustive)) {
     for seed in 0..cases {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let puzzle = random_puzzle(&mut rng, 9);
         for game in [Game::BlackHole, Game::WormHole] {
             for_each_position(&puzzle, game, &check);
@@ -220,7 +204,7 @@ fn twin_piles_are_interchangeable() {
 #[test]
 fn positions_with_equal_keys_are_equally_solvable() {
     for seed in 0..400 {
-        let mut rng = Rng(seed);
+        let mut rng = SplitMix64::new(seed);
         let puzzle = random_puzzle(&mut rng, 10);
         for game in [Game::BlackHole, Game::WormHole] {
             let mut by_key: HashMap<Vec<u64>, bool> = HashMap::new();
@@ -247,7 +231,7 @@ fn solvable_positions_pass_the_pile_order_tests() {
     // Longer piles than elsewhere, so that cuts needing two or three crossings occur.
     let mut rejected = 0;
     for seed in 0..1500 {
-        let mut rng = Rng(seed ^ 0x5eed);
+        let mut rng = SplitMix64::new(seed ^ 0x5eed);
         let mut puzzle = random_puzzle(&mut rng, 11);
         if puzzle.deck.ranks < 3 {
             puzzle.deck.ranks += 2;
@@ -283,7 +267,7 @@ fn a_black_hole_game_ends_with_a_bottom_card() {
 fn the_arc_projection_never_refutes_a_solvable_position() {
     let mut refuted = 0;
     for seed in 0..200 {
-        let mut rng = Rng(seed ^ 0xa4c5);
+        let mut rng = SplitMix64::new(seed ^ 0xa4c5);
         // Arcs need an odd cycle of at least five ranks; fuller layouts than elsewhere.
         let deck = Deck { ranks: [5, 7][seed as usize % 2], suits: 3 };
         let mut cards: Vec<u32> = (1..=deck.size()).collect();
@@ -328,7 +312,7 @@ fn all_prunes_together_keep_a_solvable_child() {
 #[test]
 fn solve_agrees_with_exhaustive_search_and_witnesses_check() {
     for seed in 0..3000 {
-        let mut rng = Rng(seed ^ 0xabcdef);
+        let mut rng = SplitMix64::new(seed ^ 0xabcdef);
         let puzzle = random_puzzle(&mut rng, 12);
         for game in [Game::BlackHole, Game::WormHole] {
             let layout = Layout::new(&puzzle, game);

@@ -4,7 +4,7 @@
 //! twin-pile facts the prunes need, and the [`KeyLayout`] that packs positions into exact keys)
 //! and a [`Position`] that plays and takes back [`Step`]s while keeping its key up to date.
 
-use crate::model::{Card, Game, Puzzle};
+use crate::blackhole::model::{Card, Game, Puzzle};
 
 use super::key::KeyLayout;
 use super::prune;
@@ -212,7 +212,7 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Deck;
+    use crate::blackhole::model::Deck;
 
     #[test]
     fn keys_change_and_return_exactly() {

@@ -2,15 +2,23 @@
 //!
 //! Input: test kinds `check`, `solve`, `checkworm`, `solveworm`, puzzle texts and candidate
 //! solutions. Output: the reference's expected answers and judgements of programs' first lines
-//! (rulings 2 to 5 of `practical.md`).
+//! (rulings 2 to 5 of `practical.md`). For authoring it hands on to
+//! [`super::derive`](mod@super::derive) (derive rules → candidate solutions) and
+//! [`super::generate::GenName`] (generator-named files → text).
 
 use std::time::Instant;
 
-use crate::check::{check, check_moves, Finding};
-use crate::model::{format_moves, Game, Puzzle};
-use crate::parse::{parse_puzzle, read_integers};
-use crate::referee::{Expected, Instance, Judgement, Referee, RefereeError, TaskSpec};
-use crate::solve::{solve, Budget, Outcome};
+use crate::referee::{
+    part_rows, CheckTableRow, DeriveError, Expected, GeneratedInstance, Instance, Judgement, PartTally, Referee,
+    RefereeError, TaskSpec,
+};
+
+use super::check::{check, check_moves, Finding};
+use super::derive::{self, Bases, Rule};
+use super::generate::GenName;
+use super::model::{format_moves, Game, Puzzle};
+use super::parse::{parse_puzzle, read_integers};
+use super::solve::{solve, Budget, Outcome};
 
 /// The test kinds, in the order the practical introduces them.
 const KINDS: &[&str] = &["check", "solve", "checkworm", "solveworm"];
@@ -43,12 +51,15 @@ fn instance_puzzle(instance: Instance<'_>) -> Result<Puzzle, RefereeError> {
 #[derive(Clone, Debug, Default)]
 pub struct BlackHoleReferee {
     budget: Budget,
+    /// The solutions derive rules start from, so that a suite's many derived tests on one
+    /// puzzle cost one search.
+    bases: Bases,
 }
 
 impl BlackHoleReferee {
     /// A referee whose solver gives up (and so calls a test undecided) past `budget`.
     pub fn new(budget: Budget) -> Self {
-        BlackHoleReferee { budget }
+        BlackHoleReferee { budget, bases: Bases::default() }
     }
 
     /// The solver budget this referee uses.
@@ -100,7 +111,7 @@ impl BlackHoleReferee {
 }
 
 /// The first line a correct SOLVE prints for `moves`: `1` then the pairs.
-fn solution_line(moves: &[crate::model::Move]) -> String {
+fn solution_line(moves: &[super::model::Move]) -> String {
     if moves.is_empty() {
         "1".to_string()
     } else {
@@ -265,6 +276,30 @@ impl Referee for BlackHoleReferee {
             Task::Solve => judge_solve(&instance_puzzle(instance)?, game, expected, line),
         })
     }
+
+    /// The rules `suites/README.md` documents, `reference` first.
+    fn derive_rules(&self) -> &'static [&'static str] {
+        &Rule::NAMES
+    }
+
+    fn derive(&self, rule: &str, kind: &str, instance: Instance<'_>) -> Result<String, DeriveError> {
+        derive::derive(&self.bases, &self.budget, rule, kind, instance)
+    }
+
+    /// Files named `seed-cards-ranks-suits-piles.txt`, as the course named its generated deals.
+    fn instance_from_file_name(&self, file: &str) -> Option<GeneratedInstance> {
+        let name = GenName::parse(file)?;
+        let call = name.call();
+        Some(GeneratedInstance { command: format!("bhref {call}"), call, text: name.text() })
+    }
+
+    /// The handout's table: a row per part, then whether `build.sh` is included and working.
+    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow> {
+        let mut rows = part_rows(parts);
+        let working = if built { "yes" } else { "no" };
+        rows.push(CheckTableRow { task: "build.sh script included and working".into(), done: working.into() });
+        rows
+    }
 }
 
 #[cfg(test)]
@@ -374,7 +409,7 @@ mod tests {
         assert!(unsolvable.detail.starts_with("proved unsolvable after "), "{}", unsolvable.detail);
         let empty = r.expected("solve", Instance { name: "e", text: "13 4 0 1" }, None).unwrap();
         assert_eq!((empty.answer.as_str(), empty.detail.as_str()), ("1", "1"));
-        let deal = include_str!("../../fixtures/puzzles/good/1-51-13-4-17.txt");
+        let deal = include_str!("../../../fixtures/puzzles/good/1-51-13-4-17.txt");
         let tight = BlackHoleReferee::new(Budget { max_nodes: 1, ..Budget::default() });
         let err = tight.expected("solve", Instance { name: "deal", text: deal }, None).unwrap_err();
         assert!(matches!(err, RefereeError::Undecided { .. }), "{err:?}");
@@ -385,5 +420,37 @@ mod tests {
         let bad = Instance { name: "bad.txt", text: "13 4 1 1 2 2 -1" };
         let err = referee().judge("solve", bad, None, &answer("1", ""), b"1").unwrap_err();
         assert!(matches!(err, RefereeError::InvalidInstance { .. }));
+    }
+
+    #[test]
+    fn authoring_goes_through_the_referee() {
+        let r = referee();
+        assert_eq!(r.derive_rules().first(), Some(&"reference"));
+        assert_eq!(r.derive_rules().len(), 15);
+        let derived = r.derive("reference", "check", instance()).unwrap();
+        assert_eq!(r.expected("check", instance(), Some(&derived)).unwrap().answer, "true");
+        let generated = r.instance_from_file_name("instances/1-4-5-1-2.txt").unwrap();
+        assert_eq!(generated.call, "GEN 1 4 5 1 2");
+        assert_eq!(generated.command, "bhref GEN 1 4 5 1 2");
+        assert_eq!(generated.text, "5 1 2\n1\n4 3 -1\n2 5 -1\n");
+        assert_eq!(r.instance_from_file_name("handout.txt"), None);
+    }
+
+    #[test]
+    fn the_check_table_has_a_row_per_part_then_the_build() {
+        let parts =
+            [PartTally { title: "Part 1", passed: 3, total: 3 }, PartTally { title: "Part 2", passed: 1, total: 4 }];
+        let rows: Vec<(String, String)> =
+            referee().check_table(&parts, false).into_iter().map(|row| (row.task, row.done)).collect();
+        let row = |task: &str, done: &str| (task.to_string(), done.to_string());
+        assert_eq!(
+            rows,
+            [
+                row("Part 1: Provided tests passed", "yes (3 of 3)"),
+                row("Part 2: Provided tests passed", "no (1 of 4)"),
+                row("build.sh script included and working", "no"),
+            ]
+        );
+        assert_eq!(referee().check_table(&[], true)[0].done, "yes");
     }
 }

@@ -1,0 +1,27 @@
+//! Black Hole and Worm Hole patience (`practical.md`), the 2021 practical's game: the reference
+//! everything bhgrade decides about it rests on.
+//!
+//! Modules in the order data flows through them:
+//! - [`model`]: cards, decks, [`model::Puzzle`], [`model::Game`] (Black Hole or Worm Hole) and
+//!   [`model::Move`];
+//! - [`parse`]: puzzle text → [`model::Puzzle`] (errors with line and column), solution text →
+//!   integers;
+//! - [`check`]: puzzle + integers → [`check::CheckReport`] with a structured finding;
+//! - [`solve`]: puzzle + budget → solved / unsolvable / gave up, every witness replayed;
+//! - [`generate`]: the course starter's `GEN`, byte for byte, and [`generate::GenName`], the
+//!   file names that spell its arguments;
+//! - [`derive`](mod@derive): a derive rule + a puzzle → a check test's candidate solution, for
+//!   suite authors;
+//! - [`stats`]: `bhref stats`, the paper's table on random standard deals;
+//! - [`referee`]: [`referee::BlackHoleReferee`], the [`crate::referee::Referee`] for it.
+//!
+//! The command line (`bhref CHECK ...`, the default game) is `src/main.rs`.
+
+pub mod check;
+pub mod derive;
+pub mod generate;
+pub mod model;
+pub mod parse;
+pub mod referee;
+pub mod solve;
+pub mod stats;
