@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use bhref::referee::{Judgement, RefereeError};
+use bhref::referee::Judgement;
 
 use crate::sandbox::{Exit, RunOutcome, SandboxError};
 
@@ -159,24 +159,9 @@ pub trait Judge: Send + Sync {
     fn judge(&self, run: &RunOutcome) -> Result<Judged, String>;
 }
 
-/// A judge of a run's first line of standard output (without its line terminator), for games
-/// whose answer is one line: `judge(first_line)`.
-pub struct FirstLine<F>(pub F);
-
-impl<F> Judge for FirstLine<F>
-where
-    F: Fn(&[u8]) -> Result<Judgement, RefereeError> + Send + Sync,
-{
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
-        (self.0)(first_line(&run.stdout)).map(Judged::from).map_err(|error| error.to_string())
-    }
-}
-
-/// The first line of `stdout`, without its line terminator (`\n`, or `\r\n`).
-pub fn first_line(stdout: &[u8]) -> &[u8] {
-    let line = stdout.split(|&b| b == b'\n').next().unwrap_or_default();
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
+/// The first line of `stdout`, without its line terminator (`\n`, or `\r\n`), as the
+/// reference reads it.
+pub use bhref::referee::first_line;
 
 /// The verdict of a run that went past its time or memory limit, if it did: the first checks
 /// of [`decide`], shared by every kind of step.
@@ -258,6 +243,20 @@ mod tests {
 
     use super::*;
     use crate::sandbox::Limits;
+    use bhref::referee::RefereeError;
+
+    /// A judge of a run's first line of standard output (without its line terminator), for games
+    /// whose answer is one line: `judge(first_line)`.
+    struct FirstLine<F>(F);
+
+    impl<F> Judge for FirstLine<F>
+    where
+        F: Fn(&[u8]) -> Result<Judgement, RefereeError> + Send + Sync,
+    {
+        fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
+            (self.0)(first_line(&run.stdout)).map(Judged::from).map_err(|error| error.to_string())
+        }
+    }
 
     const LIMITS: Limits = Limits {
         wall: Duration::from_secs(1),

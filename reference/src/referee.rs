@@ -182,15 +182,16 @@ pub trait Referee: Send + Sync {
     /// The reference's answer for a test of `kind` on `instance` with candidate `input`.
     fn expected(&self, kind: &str, instance: Instance<'_>, input: Option<&str>) -> Result<Expected, RefereeError>;
 
-    /// Judges `first_line` (the program's first line of standard output, without its line
-    /// terminator, as raw bytes) against `expected`, the reference's answer for this test.
+    /// Judges `output` (the program's whole standard output, as raw bytes) against `expected`,
+    /// the reference's answer for this test. A game whose answer is one line reads it with
+    /// [`first_line_text`]; one whose answers span lines reads on.
     fn judge(
         &self,
         kind: &str,
         instance: Instance<'_>,
         input: Option<&str>,
         expected: &Expected,
-        first_line: &[u8],
+        output: &[u8],
     ) -> Result<Judgement, RefereeError>;
 
     /// The rules a check test may name in `derive:` to have its candidate solution made from the
@@ -213,4 +214,58 @@ pub trait Referee: Send + Sync {
     /// The rows of the handout's check table that a harness can fill, from each part's results
     /// and whether the submission built.
     fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow>;
+}
+
+/// The first line of `output`, without its line terminator (`\n`, or `\r\n`).
+pub fn first_line(output: &[u8]) -> &[u8] {
+    let line = output.split(|&b| b == b'\n').next().unwrap_or_default();
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The first line of `output` as text with surrounding whitespace removed (the rulings allow
+/// trailing spaces and a carriage return; leading spaces are allowed too, since no reading of
+/// the handouts makes them meaningful), or the format error that non-UTF-8 output is.
+pub fn first_line_text(output: &[u8]) -> Result<&str, Judgement> {
+    match std::str::from_utf8(first_line(output)) {
+        Ok(text) => Ok(text.trim()),
+        Err(e) => Err(Judgement::FormatError {
+            explanation: format!("the first line is not valid UTF-8 text (bad byte at offset {})", e.valid_up_to()),
+        }),
+    }
+}
+
+/// Quotes program output in an explanation, cut short so that a runaway line cannot flood a
+/// report.
+pub fn quote(text: &str) -> String {
+    const LIMIT: usize = 60;
+    let mut shown: String = text.chars().take(LIMIT).flat_map(char::escape_debug).collect();
+    if text.chars().nth(LIMIT).is_some() {
+        shown.push_str("...");
+    }
+    format!("`{shown}`")
+}
+
+/// Judges a checker's answer line, `true` or `false`, against the reference's: the same rule in
+/// every game whose checkers answer so.
+pub fn judge_true_false(expected: &Expected, line: &str) -> Judgement {
+    if line != "true" && line != "false" {
+        let hint = if line.eq_ignore_ascii_case("true") || line.eq_ignore_ascii_case("false") {
+            " (the answer is case-sensitive)"
+        } else {
+            ""
+        };
+        let found = if line.is_empty() { "an empty line".to_string() } else { quote(line) };
+        return Judgement::FormatError {
+            explanation: format!("the first line must be exactly `true` or `false`{hint}, but it is {found}"),
+        };
+    }
+    if line == expected.answer {
+        return Judgement::Accepted;
+    }
+    let explanation = if expected.answer == "true" {
+        format!("the solution is valid ({}), but the program said false", expected.detail)
+    } else {
+        format!("the solution is not valid: {}; but the program said true", expected.detail)
+    };
+    Judgement::WrongAnswer { explanation }
 }

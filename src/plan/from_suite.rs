@@ -10,8 +10,9 @@ use crate::build::BuildConfig;
 use crate::pipeline::timing;
 use crate::report::model::{CheckRow, TestReport};
 use crate::report::text;
+use crate::sandbox::RunOutcome;
 use crate::suite::{Suite, Test};
-use crate::verdict::FirstLine;
+use crate::verdict::{Judge, Judged};
 
 use super::{Part, PartTally, Plan, PlannedTest, Run, Word};
 
@@ -36,11 +37,7 @@ pub fn from_suite(suite: &Suite) -> Plan<'_> {
                 part: part_index,
                 weight: test.def.weight,
                 run: run_index,
-                judge: Box::new(FirstLine(move |first_line: &[u8]| {
-                    let name = test.def.puzzle.display().to_string();
-                    let instance = Instance { name: &name, text: &test.def.puzzle_text };
-                    suite.referee.judge(&test.def.kind, instance, test.def.input.as_deref(), &test.expected, first_line)
-                })),
+                judge: Box::new(RefereeJudge { suite, test }),
                 blank: blank_report(suite, test),
             });
         }
@@ -66,7 +63,31 @@ pub fn from_suite(suite: &Suite) -> Plan<'_> {
         tests,
         gave_up_credit: suite.gave_up_credit,
         limits_description: crate::environment::describe_test_limits(suite.tests().map(|test| &test.def.limits)),
-        check_table: Box::new(check_table),
+        check_table: Box::new(|parts: &[PartTally], built: bool| {
+            let tallies: Vec<bhref::referee::PartTally<'_>> = parts
+                .iter()
+                .map(|part| bhref::referee::PartTally { title: &part.title, passed: part.passed, total: part.total })
+                .collect();
+            let rows = suite.referee.check_table(&tallies, built);
+            rows.into_iter().map(|row| CheckRow { task: row.task, done: row.done }).collect()
+        }),
+    }
+}
+
+/// A suite test's judge: the suite's reference, given the program's whole standard output.
+struct RefereeJudge<'s> {
+    suite: &'s Suite,
+    test: &'s Test,
+}
+
+impl Judge for RefereeJudge<'_> {
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
+        let def = &self.test.def;
+        let name = def.puzzle.display().to_string();
+        let instance = Instance { name: &name, text: &def.puzzle_text };
+        let judgement =
+            self.suite.referee.judge(&def.kind, instance, def.input.as_deref(), &self.test.expected, &run.stdout);
+        judgement.map(Judged::from).map_err(|error| error.to_string())
     }
 }
 
@@ -113,21 +134,4 @@ fn blank_report(suite: &Suite, test: &Test) -> TestReport {
             crate::verdict::Verdict::NotRun,
         )
     }
-}
-
-/// The rows of the handout's check table that a harness can fill.
-fn check_table(parts: &[PartTally], built: bool) -> Vec<CheckRow> {
-    let mut rows: Vec<CheckRow> = parts
-        .iter()
-        .map(|part| {
-            let all = part.passed == part.total;
-            CheckRow {
-                task: format!("{}: Provided tests passed", part.title),
-                done: format!("{} ({} of {})", if all { "yes" } else { "no" }, part.passed, part.total),
-            }
-        })
-        .collect();
-    let working = if built { "yes" } else { "no" };
-    rows.push(CheckRow { task: "build.sh script included and working".into(), done: working.into() });
-    rows
 }

@@ -9,8 +9,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    part_rows, CheckTableRow, DeriveError, Expected, GeneratedInstance, Instance, Judgement, PartTally, Referee,
-    RefereeError, TaskSpec,
+    first_line_text, judge_true_false, part_rows, quote, CheckTableRow, DeriveError, Expected, GeneratedInstance,
+    Instance, Judgement, PartTally, Referee, RefereeError, TaskSpec,
 };
 
 use super::check::{check, check_moves, Finding};
@@ -119,52 +119,6 @@ fn solution_line(moves: &[super::model::Move]) -> String {
     }
 }
 
-/// The first line as text with surrounding whitespace removed (ruling 3 allows trailing spaces
-/// and a carriage return; leading spaces are allowed too, since no reading of the handout makes
-/// them meaningful), or the format error that non-UTF-8 output is.
-fn first_line_text(first_line: &[u8]) -> Result<&str, Judgement> {
-    match std::str::from_utf8(first_line) {
-        Ok(text) => Ok(text.trim()),
-        Err(e) => Err(Judgement::FormatError {
-            explanation: format!("the first line is not valid UTF-8 text (bad byte at offset {})", e.valid_up_to()),
-        }),
-    }
-}
-
-/// Quotes program output in an explanation, cut short so that a runaway line cannot flood a
-/// report.
-fn quote(text: &str) -> String {
-    const LIMIT: usize = 60;
-    let mut shown: String = text.chars().take(LIMIT).flat_map(char::escape_debug).collect();
-    if text.chars().nth(LIMIT).is_some() {
-        shown.push_str("...");
-    }
-    format!("`{shown}`")
-}
-
-fn judge_check(expected: &Expected, line: &str) -> Judgement {
-    if line != "true" && line != "false" {
-        let hint = if line.eq_ignore_ascii_case("true") || line.eq_ignore_ascii_case("false") {
-            " (the answer is case-sensitive)"
-        } else {
-            ""
-        };
-        let found = if line.is_empty() { "an empty line".to_string() } else { quote(line) };
-        return Judgement::FormatError {
-            explanation: format!("the first line must be exactly `true` or `false`{hint}, but it is {found}"),
-        };
-    }
-    if line == expected.answer {
-        return Judgement::Accepted;
-    }
-    let explanation = if expected.answer == "true" {
-        format!("the solution is valid ({}), but the program said false", expected.detail)
-    } else {
-        format!("the solution is not valid: {}; but the program said true", expected.detail)
-    };
-    Judgement::WrongAnswer { explanation }
-}
-
 fn judge_solve(puzzle: &Puzzle, game: Game, expected: &Expected, line: &str) -> Judgement {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     let Some((&status, rest)) = tokens.split_first() else {
@@ -264,15 +218,15 @@ impl Referee for BlackHoleReferee {
         instance: Instance<'_>,
         _input: Option<&str>,
         expected: &Expected,
-        first_line: &[u8],
+        output: &[u8],
     ) -> Result<Judgement, RefereeError> {
         let (game, task) = parse_kind(kind)?;
-        let line = match first_line_text(first_line) {
+        let line = match first_line_text(output) {
             Ok(line) => line,
             Err(judgement) => return Ok(judgement),
         };
         Ok(match task {
-            Task::Check => judge_check(expected, line),
+            Task::Check => judge_true_false(expected, line),
             Task::Solve => judge_solve(&instance_puzzle(instance)?, game, expected, line),
         })
     }

@@ -19,8 +19,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    part_rows, CheckTableRow, DeriveError, Expected, GeneratedInstance, Instance, Judgement, PartTally, Referee,
-    RefereeError, TaskSpec,
+    first_line_text, judge_true_false, part_rows, quote, CheckTableRow, DeriveError, Expected, GeneratedInstance,
+    Instance, Judgement, PartTally, Referee, RefereeError, TaskSpec,
 };
 
 use super::check::check;
@@ -91,40 +91,6 @@ impl LateBindingReferee {
     }
 }
 
-/// Quotes program output in an explanation, cut short so that a runaway line cannot flood a
-/// report.
-fn quote(text: &str) -> String {
-    const LIMIT: usize = 60;
-    let mut shown: String = text.chars().take(LIMIT).flat_map(char::escape_debug).collect();
-    if text.chars().nth(LIMIT).is_some() {
-        shown.push_str("...");
-    }
-    format!("`{shown}`")
-}
-
-fn judge_check(expected: &Expected, line: &str) -> Judgement {
-    if line != "true" && line != "false" {
-        let hint = if line.eq_ignore_ascii_case("true") || line.eq_ignore_ascii_case("false") {
-            " (the answer is case-sensitive)"
-        } else {
-            ""
-        };
-        let found = if line.is_empty() { "an empty line".to_string() } else { quote(line) };
-        return Judgement::FormatError {
-            explanation: format!("the first line must be exactly `true` or `false`{hint}, but it is {found}"),
-        };
-    }
-    if line == expected.answer {
-        return Judgement::Accepted;
-    }
-    let explanation = if expected.answer == "true" {
-        format!("the solution is valid ({}), but the program said false", expected.detail)
-    } else {
-        format!("the solution is not valid: {}; but the program said true", expected.detail)
-    };
-    Judgement::WrongAnswer { explanation }
-}
-
 fn judge_solve(layout: &Layout, variant: Variant, expected: &Expected, line: &str) -> Judgement {
     let integers = read_integers(line);
     let Some(&first) = integers.first() else {
@@ -187,22 +153,15 @@ impl Referee for LateBindingReferee {
         instance: Instance<'_>,
         _input: Option<&str>,
         expected: &Expected,
-        first_line: &[u8],
+        output: &[u8],
     ) -> Result<Judgement, RefereeError> {
         let (variant, is_check, _) = parse_kind(kind)?;
-        let line = match std::str::from_utf8(first_line) {
-            Ok(text) => text.trim(),
-            Err(e) => {
-                return Ok(Judgement::FormatError {
-                    explanation: format!(
-                        "the first line is not valid UTF-8 text (bad byte at offset {})",
-                        e.valid_up_to()
-                    ),
-                });
-            }
+        let line = match first_line_text(output) {
+            Ok(line) => line,
+            Err(judgement) => return Ok(judgement),
         };
         Ok(if is_check {
-            judge_check(expected, line)
+            judge_true_false(expected, line)
         } else {
             judge_solve(&instance_layout(instance)?, variant, expected, line)
         })
