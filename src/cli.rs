@@ -489,6 +489,13 @@ fn merge(args: MergeArgs) -> Result<u8, CliError> {
     }
     files.event(&report::Event::Finished(Box::new(class.clone()))).map_err(|e| CliError::Harness(e.to_string()))?;
     eprintln!("merged {} students from {} folders into {}", class.students.len(), args.dirs.len(), args.out.display());
+    if !class.incomplete.is_empty() {
+        eprintln!(
+            "not marked in their shard (interrupted): {}; mark those shards again, then merge",
+            class.incomplete.join(", ")
+        );
+        return Ok(1);
+    }
     Ok(0)
 }
 

@@ -159,7 +159,11 @@ impl ResultStore {
             .ok()
             .filter(|sealed| sealed.key == key.0 && seal(key, &sealed.value).is_some_and(|d| d == sealed.digest));
         if trusted.is_none() {
-            self.distrusted.lock().unwrap_or_else(|e| e.into_inner()).push(path);
+            // A result may be looked up more than once (for reuse, then for the runs to do).
+            let mut distrusted = self.distrusted.lock().unwrap_or_else(|e| e.into_inner());
+            if !distrusted.contains(&path) {
+                distrusted.push(path);
+            }
         }
         trusted.map(|sealed| sealed.value)
     }

@@ -113,6 +113,7 @@ pub fn student_report(
         student: student.to_string(),
         suite: plan.name.clone(),
         suite_title: plan.title.clone(),
+        suite_digest: plan.digest(),
         score: score::round(parts.iter().map(|p| p.score).sum()),
         max_score: plan.max_score(),
         build: build_section,

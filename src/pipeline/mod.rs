@@ -263,6 +263,7 @@ pub fn mark(
     reporters: &mut [&mut dyn Reporter],
 ) -> Result<ClassReport, PipelineError> {
     let environment = environment::describe(plan, &options.slots, sandbox);
+    let digest = plan.digest();
     let context = Context { plan, submissions, sandbox, options, queue: SharedQueue::default() };
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.tests.len() })?;
     let (done_tx, done_rx) = mpsc::channel::<Done>();
@@ -328,6 +329,7 @@ pub fn mark(
     let header = ClassHeader {
         suite: plan.name.clone(),
         suite_title: plan.title.clone(),
+        suite_digest: digest,
         part_ids: plan.parts.iter().map(|p| p.id.clone()).collect(),
         max_score: plan.max_score(),
     };

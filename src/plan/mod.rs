@@ -190,6 +190,29 @@ impl Plan<'_> {
         self.runs.last().map_or(0, |run| run.stage + 1)
     }
 
+    /// A digest of everything that decides marks: parts and weights, tests (id, part, weight,
+    /// expected answer), their run limits, the credit for `-1`.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        let mut add = |text: &str| {
+            hasher.update((text.len() as u64).to_le_bytes());
+            hasher.update(text.as_bytes());
+        };
+        add(&self.name);
+        add(&self.gave_up_credit.to_string());
+        for part in &self.parts {
+            add(&format!("part {} {}", part.id, part.weight));
+        }
+        for test in &self.tests {
+            let limits = &self.runs[test.run].limits;
+            add(&format!("test {} {} {} {limits:?}", test.blank.id, test.part, test.weight));
+            add(&test.blank.expected);
+            add(&test.blank.expected_detail);
+        }
+        format!("{:x}", hasher.finalize())
+    }
+
     /// The most a submission can score.
     pub fn max_score(&self) -> f64 {
         crate::score::round(self.parts.iter().map(|part| part.weight).sum())

@@ -129,6 +129,42 @@ impl Files {
     }
 }
 
+impl Files {
+    /// Moves the reports of students an earlier marking into this folder listed and this one
+    /// did not (a reused `--out`) into `stale/`, and says so, so that no one mistakes them for
+    /// this class's.
+    fn set_aside_stale_reports(&self, class: &ClassReport) -> Result<(), ReportError> {
+        let roster_path = self.dir.join(crate::merge::ROSTER_FILE);
+        let Ok(bytes) = std::fs::read(&roster_path) else { return Ok(()) };
+        let Ok(old) = serde_json::from_slice::<model::ClassRoster>(&bytes) else { return Ok(()) };
+        let current: std::collections::HashSet<&str> = class
+            .students
+            .iter()
+            .map(|s| s.student.as_str())
+            .chain(class.incomplete.iter().map(String::as_str))
+            .collect();
+        let stale_dir = self.dir.join("stale");
+        for name in old.students.iter().filter(|name| !current.contains(name.as_str())) {
+            for extension in ["md", "json"] {
+                let from = self.dir.join(format!("{name}.{extension}"));
+                if !from.is_file() {
+                    continue;
+                }
+                let to = stale_dir.join(format!("{name}.{extension}"));
+                std::fs::create_dir_all(&stale_dir)
+                    .and_then(|()| std::fs::rename(&from, &to))
+                    .map_err(|error| ReportError::Write { path: to.clone(), error })?;
+            }
+            eprintln!(
+                "note: {name} was marked into {} before but is not in this marking; its reports were moved to {}",
+                self.dir.display(),
+                stale_dir.display()
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Reporter for Files {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
@@ -140,7 +176,10 @@ impl Reporter for Files {
             }
             Event::Finished(class) => {
                 self.write("summary.md", markdown::summary(class)?.as_bytes())?;
-                self.write("grades.csv", markdown::grades_csv(class).as_bytes())
+                self.write("grades.csv", markdown::grades_csv(class).as_bytes())?;
+                self.set_aside_stale_reports(class)?;
+                let roster = serde_json::to_string_pretty(&class.roster()).expect("rosters serialise");
+                self.write(crate::merge::ROSTER_FILE, roster.as_bytes())
             }
         }
     }

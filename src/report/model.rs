@@ -13,6 +13,10 @@ pub struct StudentReport {
     pub student: String,
     pub suite: String,
     pub suite_title: String,
+    /// A digest of everything about the suite that decides marks (tests, weights, limits,
+    /// expected answers): reports merge only with reports of the same digest.
+    #[serde(default)]
+    pub suite_digest: String,
     pub score: f64,
     pub max_score: f64,
     pub build: BuildSection,
@@ -146,6 +150,8 @@ pub struct Environment {
 pub struct ClassReport {
     pub suite: String,
     pub suite_title: String,
+    #[serde(default)]
+    pub suite_digest: String,
     pub part_ids: Vec<String>,
     pub max_score: f64,
     pub students: Vec<StudentReport>,
@@ -166,6 +172,7 @@ pub struct ClassReport {
 pub struct ClassHeader {
     pub suite: String,
     pub suite_title: String,
+    pub suite_digest: String,
     pub part_ids: Vec<String>,
     pub max_score: f64,
 }
@@ -183,10 +190,11 @@ impl ClassReport {
         students.sort_by(|a, b| a.student.cmp(&b.student));
         let not_judged = students.iter().filter(|s| s.has_harness_error());
         problems.extend(not_judged.map(|s| HarnessProblem::new(&s.student, ProblemKind::NotJudged, "")));
-        let ClassHeader { suite, suite_title, part_ids, max_score } = header;
+        let ClassHeader { suite, suite_title, suite_digest, part_ids, max_score } = header;
         ClassReport {
             suite,
             suite_title,
+            suite_digest,
             part_ids,
             max_score,
             students,
@@ -194,6 +202,31 @@ impl ClassReport {
             harness_problems: problems,
             incomplete,
             distrusted_results: Vec::new(),
+        }
+    }
+}
+
+/// What a marking's output folder holds, written last (`class.json`): the students whose reports
+/// it has, those it does not (marking was interrupted) and the harness problems, so that `merge`
+/// takes exactly these reports and carries the rest over.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClassRoster {
+    pub suite: String,
+    pub suite_digest: String,
+    pub students: Vec<String>,
+    pub incomplete: Vec<String>,
+    pub harness_problems: Vec<HarnessProblem>,
+}
+
+impl ClassReport {
+    /// The roster of this class report.
+    pub fn roster(&self) -> ClassRoster {
+        ClassRoster {
+            suite: self.suite.clone(),
+            suite_digest: self.suite_digest.clone(),
+            students: self.students.iter().map(|s| s.student.clone()).collect(),
+            incomplete: self.incomplete.clone(),
+            harness_problems: self.harness_problems.clone(),
         }
     }
 }
