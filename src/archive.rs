@@ -1,6 +1,12 @@
-//! Safe extraction: an archive file (`.zip`, `.tar`, `.tar.gz`, `.tgz`) and [`ExtractLimits`]
-//! → its regular files and folders under a fresh destination folder, and an [`Extracted`]
-//! summary (or an [`ArchiveError`]).
+//! Safe extraction: an archive file (`.zip`, `.tar`, `.tar.gz`/`.tgz`, `.tar.xz`/`.txz`,
+//! `.tar.bz2`/`.tbz2`) and [`ExtractLimits`] → its regular files and folders under a fresh
+//! destination folder, and an [`Extracted`] summary (or an [`ArchiveError`]).
+//!
+//! What a file is comes from its first bytes when they say (a `.zip` that is really a RAR
+//! archive, a `.tar.gz` a browser already unpacked to a plain tar), else from its name:
+//! [`Format::of_contents`], [`Format::of_name`]. Formats that students use but bhgrade cannot
+//! open (RAR, 7-Zip, ...) are named as such ([`ArchiveError::Unsupported`]), so the verdict can
+//! say what to ask the student for.
 //!
 //! The rules, for archives made by students:
 //! - an entry with an absolute path or a `..` component fails the whole extraction (an archive
@@ -9,7 +15,9 @@
 //!   in [`Extracted::skipped`], so nothing extracted can point outside the destination;
 //! - `__MACOSX/` folders (Finder's resource forks) are skipped;
 //! - the number of entries and the bytes actually written are bounded;
-//! - only the executable bit of a file's mode is kept; folders are always 0755.
+//! - only the executable bit of a file's mode is kept; folders are always 0755;
+//! - names are kept as bytes: a name that is not UTF-8 is created as it is, not replaced by
+//!   `�` (two such names would otherwise become one file).
 //!
 //! ```no_run
 //! use bhgrade::archive::{extract, ExtractLimits};
@@ -18,8 +26,10 @@
 //! # Ok::<(), bhgrade::archive::ArchiveError>(())
 //! ```
 
+use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -38,36 +48,132 @@ impl Default for ExtractLimits {
     }
 }
 
-/// The archive formats understood, told by file name.
+/// The archive formats bhgrade opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArchiveKind {
     Zip,
     Tar,
     TarGz,
+    TarXz,
+    TarBz2,
+}
+
+/// What a file is, as far as marking cares: an archive bhgrade opens, or one it cannot (named
+/// for the verdict, e.g. `"RAR"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Archive(ArchiveKind),
+    Unsupported(&'static str),
+}
+
+/// Extensions, longest first so that `.tar.gz` wins over a shorter match.
+const EXTENSIONS: &[(&str, Format)] = &[
+    (".tar.gz", Format::Archive(ArchiveKind::TarGz)),
+    (".tar.xz", Format::Archive(ArchiveKind::TarXz)),
+    (".tar.bz2", Format::Archive(ArchiveKind::TarBz2)),
+    (".tar.zst", Format::Unsupported("Zstandard")),
+    (".tar.lz", Format::Unsupported("lzip")),
+    (".tar.lzma", Format::Unsupported("LZMA")),
+    (".tbz2", Format::Archive(ArchiveKind::TarBz2)),
+    (".tgz", Format::Archive(ArchiveKind::TarGz)),
+    (".txz", Format::Archive(ArchiveKind::TarXz)),
+    (".tbz", Format::Archive(ArchiveKind::TarBz2)),
+    (".tar", Format::Archive(ArchiveKind::Tar)),
+    (".zip", Format::Archive(ArchiveKind::Zip)),
+    (".rar", Format::Unsupported("RAR")),
+    (".7z", Format::Unsupported("7-Zip")),
+    (".zst", Format::Unsupported("Zstandard")),
+    (".cab", Format::Unsupported("Cabinet")),
+    (".dmg", Format::Unsupported("DMG disk image")),
+    (".iso", Format::Unsupported("ISO disc image")),
+];
+
+/// Bytes of a file's start that [`Format::of_contents`] looks at (a tar's magic is at 257).
+pub const HEAD_BYTES: usize = 512;
+
+/// The xz decoder's memory bound: `xz -9` needs 65 MiB; a crafted header asking for gigabytes
+/// is refused instead of allocated.
+const XZ_MEMORY_KIB: u32 = 128 * 1024;
+
+impl Format {
+    /// The format an archive's name says and the name without its extension
+    /// (`abc.tar.gz` → `abc`), ignoring case; `None` for other names.
+    pub fn of_name(name: &str) -> Option<(Format, &str)> {
+        // The extensions are ASCII, so the stem ends on a character boundary.
+        suffix(name.as_bytes()).map(|(format, stem_len)| (format, &name[..stem_len]))
+    }
+
+    /// [`Format::of_name`] of a file name that need not be UTF-8 (only its ASCII extension is
+    /// looked at).
+    pub fn of_file_name(name: &OsStr) -> Option<(Format, &OsStr)> {
+        let bytes = name.as_bytes();
+        suffix(bytes).map(|(format, stem_len)| (format, OsStr::from_bytes(&bytes[..stem_len])))
+    }
+
+    /// The format a file's first bytes ([`HEAD_BYTES`] of them, or all of a shorter file) say,
+    /// if they say one. A gzip, xz or bzip2 stream is taken to hold a tar.
+    pub fn of_contents(head: &[u8]) -> Option<Format> {
+        const MAGIC: &[(&[u8], Format)] = &[
+            (b"PK\x03\x04", Format::Archive(ArchiveKind::Zip)),
+            (b"PK\x05\x06", Format::Archive(ArchiveKind::Zip)),
+            (b"\x1f\x8b", Format::Archive(ArchiveKind::TarGz)),
+            (b"\xfd7zXZ\x00", Format::Archive(ArchiveKind::TarXz)),
+            (b"BZh", Format::Archive(ArchiveKind::TarBz2)),
+            (b"Rar!\x1a\x07", Format::Unsupported("RAR")),
+            (b"7z\xbc\xaf\x27\x1c", Format::Unsupported("7-Zip")),
+            (b"\x28\xb5\x2f\xfd", Format::Unsupported("Zstandard")),
+            (b"LZIP", Format::Unsupported("lzip")),
+            (b"MSCF", Format::Unsupported("Cabinet")),
+        ];
+        if head.get(257..262) == Some(b"ustar") {
+            return Some(Format::Archive(ArchiveKind::Tar));
+        }
+        MAGIC.iter().find(|(magic, _)| head.starts_with(magic)).map(|&(_, format)| format)
+    }
+}
+
+/// The first of [`EXTENSIONS`] that ends `name` after a non-empty stem, and the stem's length.
+fn suffix(name: &[u8]) -> Option<(Format, usize)> {
+    EXTENSIONS.iter().find_map(|&(ext, format)| {
+        let stem_len = name.len().checked_sub(ext.len()).filter(|&n| n > 0)?;
+        name[stem_len..].eq_ignore_ascii_case(ext.as_bytes()).then_some((format, stem_len))
+    })
 }
 
 impl ArchiveKind {
-    /// The kind of an archive and the name without its extension (`abc.tar.gz` → `abc`),
-    /// ignoring case; `None` for anything else.
+    /// The kind of an archive bhgrade opens and the name without its extension, ignoring case;
+    /// `None` for anything else (unsupported archives included).
     pub fn of_name(name: &str) -> Option<(ArchiveKind, &str)> {
-        let lower = name.to_ascii_lowercase();
-        let kinds = [
-            (".tar.gz", ArchiveKind::TarGz),
-            (".tgz", ArchiveKind::TarGz),
-            (".tar", ArchiveKind::Tar),
-            (".zip", ArchiveKind::Zip),
-        ];
-        kinds.into_iter().find_map(|(ext, kind)| {
-            // The extension is ASCII, so the stem ends on a character boundary.
-            let stem_len = name.len().checked_sub(ext.len()).filter(|&n| n > 0)?;
-            lower.ends_with(ext).then(|| (kind, &name[..stem_len]))
-        })
+        match Format::of_name(name)? {
+            (Format::Archive(kind), stem) => Some((kind, stem)),
+            (Format::Unsupported(_), _) => None,
+        }
     }
 
+    /// The kind a path's last component says (it need not be UTF-8).
     pub fn of_path(path: &Path) -> Option<ArchiveKind> {
-        let name = path.file_name()?.to_str()?;
-        ArchiveKind::of_name(name).map(|(kind, _)| kind)
+        match Format::of_file_name(path.file_name()?)? {
+            (Format::Archive(kind), _) => Some(kind),
+            (Format::Unsupported(_), _) => None,
+        }
     }
+}
+
+/// The first [`HEAD_BYTES`] of a regular file. Opening never blocks (a FIFO named `x.zip`
+/// must not hang marking); anything but a regular file is an [`io::ErrorKind::InvalidInput`].
+pub fn read_head(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = open_regular(path)?;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+fn open_regular(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
 }
 
 /// What an extraction produced.
@@ -75,14 +181,18 @@ impl ArchiveKind {
 pub struct Extracted {
     pub files: usize,
     pub bytes: u64,
+    /// Entries read, created or not (what [`ExtractLimits::max_entries`] bounds).
+    pub entries: usize,
     /// Entries not created, each as `name (why)`.
     pub skipped: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
-    #[error("{0}: not a .zip, .tar, .tar.gz or .tgz file")]
+    #[error("{0}: not a .zip, .tar, .tar.gz, .tar.xz or .tar.bz2 file")]
     UnknownKind(PathBuf),
+    #[error("a {0} archive, which bhgrade cannot open")]
+    Unsupported(&'static str),
     #[error("unreadable archive: {0}")]
     Corrupt(String),
     #[error("entry {0:?} has an absolute path")]
@@ -107,6 +217,7 @@ impl ArchiveError {
         match self {
             ArchiveError::Io { .. } => true,
             ArchiveError::UnknownKind(_)
+            | ArchiveError::Unsupported(_)
             | ArchiveError::Corrupt(_)
             | ArchiveError::AbsolutePath(_)
             | ArchiveError::ParentComponent(_)
@@ -117,16 +228,28 @@ impl ArchiveError {
     }
 }
 
-/// Extract `archive` into `dest` (created if missing; it should be empty).
+/// Extract `archive` into `dest` (created if missing; it should be empty). The format is the
+/// one the contents say, else the one the name says.
 pub fn extract(archive: &Path, dest: &Path, limits: &ExtractLimits) -> Result<Extracted, ArchiveError> {
-    let kind = ArchiveKind::of_path(archive).ok_or_else(|| ArchiveError::UnknownKind(archive.to_path_buf()))?;
+    let mut file = open_regular(archive).map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    let rewound = (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head).and_then(|_| file.rewind());
+    rewound.map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
+    let by_name = archive.file_name().and_then(Format::of_file_name).map(|(format, _)| format);
+    let kind = match Format::of_contents(&head).or(by_name) {
+        Some(Format::Archive(kind)) => kind,
+        Some(Format::Unsupported(what)) => return Err(ArchiveError::Unsupported(what)),
+        None => return Err(ArchiveError::UnknownKind(archive.to_path_buf())),
+    };
     fs::create_dir_all(dest).map_err(|source| ArchiveError::Io { path: dest.to_path_buf(), source })?;
-    let file = File::open(archive).map_err(|e| ArchiveError::Corrupt(e.to_string()))?;
-    let mut sink = Sink { dest, limits: *limits, done: Extracted::default(), entries: 0 };
+    let mut sink = Sink { dest, limits: *limits, done: Extracted::default() };
+    let file = io::BufReader::new(file);
     match kind {
         ArchiveKind::Zip => extract_zip(file, &mut sink)?,
         ArchiveKind::Tar => extract_tar(file, &mut sink)?,
-        ArchiveKind::TarGz => extract_tar(flate2::read::GzDecoder::new(file), &mut sink)?,
+        ArchiveKind::TarGz => extract_tar(flate2::bufread::MultiGzDecoder::new(file), &mut sink)?,
+        ArchiveKind::TarXz => extract_tar(lzma_rust2::XzReader::new_mem_limit(file, true, XZ_MEMORY_KIB), &mut sink)?,
+        ArchiveKind::TarBz2 => extract_tar(bzip2::bufread::MultiBzDecoder::new(file), &mut sink)?,
     }
     Ok(sink.done)
 }
@@ -138,16 +261,18 @@ enum Entry {
     Skip(&'static str),
 }
 
-fn extract_zip(file: File, sink: &mut Sink<'_>) -> Result<(), ArchiveError> {
+fn extract_zip(file: io::BufReader<File>, sink: &mut Sink<'_>) -> Result<(), ArchiveError> {
     let corrupt = |e: zip::result::ZipError| ArchiveError::Corrupt(e.to_string());
-    let mut zip = zip::ZipArchive::new(io::BufReader::new(file)).map_err(corrupt)?;
+    let mut zip = zip::ZipArchive::new(file).map_err(corrupt)?;
     if zip.len() > sink.limits.max_entries {
         return Err(ArchiveError::TooManyEntries(sink.limits.max_entries));
     }
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(corrupt)?;
+        // The raw bytes, not the crate's CP437 reading of names without the UTF-8 flag: a zip
+        // made on Linux holds the bytes its file system had, and they are made again as such.
         // Zips made on Windows may separate folders with backslashes.
-        let name = entry.name().map_err(corrupt)?.replace('\\', "/");
+        let name: Vec<u8> = entry.name_raw().iter().map(|&b| if b == b'\\' { b'/' } else { b }).collect();
         let mode = entry.unix_mode();
         let kind = if entry.is_symlink() {
             Entry::Skip("link")
@@ -169,7 +294,7 @@ fn extract_tar(reader: impl Read, sink: &mut Sink<'_>) -> Result<(), ArchiveErro
     let mut tar = tar::Archive::new(reader);
     for entry in tar.entries().map_err(corrupt)? {
         let mut entry = entry.map_err(corrupt)?;
-        let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
+        let name = entry.path_bytes().into_owned();
         let header = entry.header();
         let kind = match header.entry_type() {
             EntryType::Regular | EntryType::Continuous => {
@@ -192,20 +317,18 @@ struct Sink<'a> {
     dest: &'a Path,
     limits: ExtractLimits,
     done: Extracted,
-    entries: usize,
 }
 
 impl Sink<'_> {
-    fn entry(&mut self, name: &str, kind: Entry, data: &mut impl Read) -> Result<(), ArchiveError> {
-        self.entries += 1;
-        if self.entries > self.limits.max_entries {
+    fn entry(&mut self, raw: &[u8], kind: Entry, data: &mut impl Read) -> Result<(), ArchiveError> {
+        self.done.entries += 1;
+        if self.done.entries > self.limits.max_entries {
             return Err(ArchiveError::TooManyEntries(self.limits.max_entries));
         }
-        let rel = safe_relative(name)?;
-        if rel.as_os_str().is_empty() {
-            return Ok(());
-        }
-        if rel.components().any(|c| c.as_os_str() == "__MACOSX") {
+        // For messages only; the file is made with the raw bytes.
+        let name = String::from_utf8_lossy(raw);
+        let rel = safe_relative(raw)?;
+        if rel.as_os_str().is_empty() || rel.components().any(|c| c.as_os_str() == "__MACOSX") {
             return Ok(());
         }
         let path = self.dest.join(&rel);
@@ -214,10 +337,10 @@ impl Sink<'_> {
                 self.done.skipped.push(format!("{name} ({why})"));
                 Ok(())
             }
-            Entry::Dir => fs::create_dir_all(&path).map_err(|e| write_error(name, &path, e)),
+            Entry::Dir => fs::create_dir_all(&path).map_err(|e| write_error(&name, &path, e)),
             Entry::File { executable } => {
                 if let Some(parent) = path.parent() {
-                    fs::create_dir_all(parent).map_err(|e| write_error(name, parent, e))?;
+                    fs::create_dir_all(parent).map_err(|e| write_error(&name, parent, e))?;
                 }
                 let mut out = OpenOptions::new()
                     .write(true)
@@ -225,9 +348,9 @@ impl Sink<'_> {
                     .truncate(true)
                     .mode(if executable { 0o755 } else { 0o644 })
                     .open(&path)
-                    .map_err(|e| write_error(name, &path, e))?;
-                let room = self.limits.max_total_bytes - self.done.bytes;
-                let copied = copy_bounded(data, &mut out, room + 1, name, &path)?;
+                    .map_err(|e| write_error(&name, &path, e))?;
+                let room = self.limits.max_total_bytes.saturating_sub(self.done.bytes);
+                let copied = copy_bounded(data, &mut out, room + 1, &name, &path)?;
                 if copied > room {
                     return Err(ArchiveError::TooLarge(self.limits.max_total_bytes));
                 }
@@ -267,231 +390,23 @@ fn write_error(name: &str, path: &Path, e: io::Error) -> ArchiveError {
     }
 }
 
-/// The entry's path as a relative path with only normal components.
-fn safe_relative(name: &str) -> Result<PathBuf, ArchiveError> {
-    if name.contains('\0') {
-        return Err(ArchiveError::BadEntry { name: name.to_string(), reason: "NUL in name".into() });
+/// The entry's path (raw bytes) as a relative path with only normal components.
+fn safe_relative(raw: &[u8]) -> Result<PathBuf, ArchiveError> {
+    let name = || String::from_utf8_lossy(raw).into_owned();
+    if raw.contains(&0) {
+        return Err(ArchiveError::BadEntry { name: name(), reason: "NUL in name".into() });
     }
     let mut rel = PathBuf::new();
-    for component in Path::new(name).components() {
+    for component in Path::new(OsStr::from_bytes(raw)).components() {
         match component {
             Component::Normal(part) => rel.push(part),
             Component::CurDir => {}
-            Component::ParentDir => return Err(ArchiveError::ParentComponent(name.to_string())),
-            Component::RootDir | Component::Prefix(_) => return Err(ArchiveError::AbsolutePath(name.to_string())),
+            Component::ParentDir => return Err(ArchiveError::ParentComponent(name())),
+            Component::RootDir | Component::Prefix(_) => return Err(ArchiveError::AbsolutePath(name())),
         }
     }
     Ok(rel)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-    use zip::write::SimpleFileOptions;
-
-    fn zip_with(dir: &Path, name: &str, build: impl FnOnce(&mut zip::ZipWriter<File>)) -> PathBuf {
-        let path = dir.join(name);
-        let mut zip = zip::ZipWriter::new(File::create(&path).unwrap());
-        build(&mut zip);
-        zip.finish().unwrap();
-        path
-    }
-
-    fn add(zip: &mut zip::ZipWriter<File>, name: &str, body: &[u8]) {
-        zip.start_file(name, SimpleFileOptions::default()).unwrap();
-        zip.write_all(body).unwrap();
-    }
-
-    /// A tar.gz whose headers are written by hand, so names the tar crate refuses to write
-    /// (`..`, absolute) can be tested.
-    fn tgz_with(dir: &Path, name: &str, entries: &[(&str, tar::EntryType, &[u8], &str)]) -> PathBuf {
-        let path = dir.join(name);
-        let gz = flate2::write::GzEncoder::new(File::create(&path).unwrap(), flate2::Compression::fast());
-        let mut tar = tar::Builder::new(gz);
-        for (entry_name, kind, body, link) in entries {
-            let mut header = tar::Header::new_gnu();
-            let raw = &mut header.as_old_mut().name;
-            raw[..entry_name.len()].copy_from_slice(entry_name.as_bytes());
-            header.set_entry_type(*kind);
-            header.set_size(body.len() as u64);
-            header.set_mode(0o755);
-            if !link.is_empty() {
-                header.set_link_name(link).unwrap();
-            }
-            header.set_cksum();
-            tar.append(&header, *body).unwrap();
-        }
-        tar.into_inner().unwrap().finish().unwrap();
-        path
-    }
-
-    #[test]
-    fn names_and_kinds() {
-        assert_eq!(ArchiveKind::of_name("abc.tar.gz"), Some((ArchiveKind::TarGz, "abc")));
-        assert_eq!(ArchiveKind::of_name("ABC.ZIP"), Some((ArchiveKind::Zip, "ABC")));
-        assert_eq!(ArchiveKind::of_name("x.tgz"), Some((ArchiveKind::TarGz, "x")));
-        assert_eq!(ArchiveKind::of_name("x.tar"), Some((ArchiveKind::Tar, "x")));
-        assert_eq!(ArchiveKind::of_name(".zip"), None);
-        assert_eq!(ArchiveKind::of_name("notes.txt"), None);
-    }
-
-    #[test]
-    fn zip_round_trip_keeps_exec_bit_and_skips_macosx_and_links() {
-        use std::os::unix::fs::PermissionsExt;
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = zip_with(tmp.path(), "s.zip", |zip| {
-            zip.add_directory("abc/src/", SimpleFileOptions::default()).unwrap();
-            add(zip, "abc/src/Main.java", b"class Main {}");
-            zip.start_file("abc/src/build.sh", SimpleFileOptions::default().unix_permissions(0o755)).unwrap();
-            zip.write_all(b"javac *.java").unwrap();
-            add(zip, "abc\\src\\Win.java", b"win");
-            add(zip, "__MACOSX/abc/._Main.java", b"junk");
-            zip.add_symlink("abc/src/evil", "/etc/passwd", SimpleFileOptions::default()).unwrap();
-        });
-        let dest = tmp.path().join("out");
-        let done = extract(&archive, &dest, &ExtractLimits::default()).unwrap();
-        assert_eq!(fs::read(dest.join("abc/src/Main.java")).unwrap(), b"class Main {}");
-        assert_eq!(fs::read(dest.join("abc/src/Win.java")).unwrap(), b"win");
-        let mode = fs::metadata(dest.join("abc/src/build.sh")).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o755);
-        assert!(!dest.join("__MACOSX").exists());
-        assert!(fs::symlink_metadata(dest.join("abc/src/evil")).is_err());
-        assert_eq!(done.skipped, vec!["abc/src/evil (link)".to_string()]);
-        assert_eq!(done.files, 3);
-    }
-
-    #[test]
-    fn zip_with_parent_component_fails() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = zip_with(tmp.path(), "s.zip", |zip| add(zip, "a/../../evil.txt", b"x"));
-        let err = extract(&archive, &tmp.path().join("out"), &ExtractLimits::default()).unwrap_err();
-        assert!(matches!(err, ArchiveError::ParentComponent(_)), "{err}");
-        assert!(!tmp.path().join("evil.txt").exists());
-        assert!(!err.is_harness_failure());
-    }
-
-    #[test]
-    fn zip_with_absolute_path_fails() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = zip_with(tmp.path(), "s.zip", |zip| add(zip, "/tmp/evil.txt", b"x"));
-        let err = extract(&archive, &tmp.path().join("out"), &ExtractLimits::default()).unwrap_err();
-        assert!(matches!(err, ArchiveError::AbsolutePath(_)), "{err}");
-    }
-
-    #[test]
-    fn zip_bomb_is_bounded_by_bytes_written() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = zip_with(tmp.path(), "s.zip", |zip| {
-            let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-            zip.start_file("big", opts).unwrap();
-            zip.write_all(&vec![0u8; 4 << 20]).unwrap();
-        });
-        let limits = ExtractLimits { max_total_bytes: 1 << 20, max_entries: 10 };
-        let err = extract(&archive, &tmp.path().join("out"), &limits).unwrap_err();
-        assert!(matches!(err, ArchiveError::TooLarge(_)), "{err}");
-        let written = fs::metadata(tmp.path().join("out/big")).unwrap().len();
-        assert!(written <= (1 << 20) + 1, "{written}");
-    }
-
-    #[test]
-    fn too_many_entries() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = zip_with(tmp.path(), "s.zip", |zip| {
-            for i in 0..20 {
-                add(zip, &format!("f{i}"), b"");
-            }
-        });
-        let limits = ExtractLimits { max_total_bytes: 1 << 20, max_entries: 10 };
-        let err = extract(&archive, &tmp.path().join("out"), &limits).unwrap_err();
-        assert!(matches!(err, ArchiveError::TooManyEntries(10)), "{err}");
-    }
-
-    #[test]
-    fn garbage_is_corrupt_not_a_harness_failure() {
-        let tmp = tempfile::tempdir().unwrap();
-        for name in ["bad.zip", "bad.tar.gz", "bad.tar"] {
-            let path = tmp.path().join(name);
-            fs::write(&path, b"this is not an archive at all, just text of some length......").unwrap();
-            let err = extract(&path, &tmp.path().join("out"), &ExtractLimits::default());
-            // A plain tar of text reads as an empty or broken archive: never a harness failure.
-            if let Err(err) = err {
-                assert!(!err.is_harness_failure(), "{name}: {err}");
-            }
-        }
-        let err = extract(&tmp.path().join("bad.zip"), &tmp.path().join("o"), &ExtractLimits::default());
-        assert!(matches!(err, Err(ArchiveError::Corrupt(_))));
-    }
-
-    #[test]
-    fn tgz_with_parent_component_fails() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tgz_with(tmp.path(), "s.tgz", &[("../evil", tar::EntryType::Regular, b"x", "")]);
-        let err = extract(&archive, &tmp.path().join("out"), &ExtractLimits::default()).unwrap_err();
-        assert!(matches!(err, ArchiveError::ParentComponent(_)), "{err}");
-        assert!(!tmp.path().join("evil").exists());
-    }
-
-    #[test]
-    fn tgz_with_absolute_path_fails() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tgz_with(tmp.path(), "s.tar.gz", &[("/tmp/x", tar::EntryType::Regular, b"x", "")]);
-        let err = extract(&archive, &tmp.path().join("out"), &ExtractLimits::default()).unwrap_err();
-        assert!(matches!(err, ArchiveError::AbsolutePath(_)), "{err}");
-    }
-
-    #[test]
-    fn tgz_links_and_devices_are_never_created() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = tgz_with(
-            tmp.path(),
-            "s.tgz",
-            &[
-                ("src/", tar::EntryType::Directory, b"", ""),
-                ("src/up", tar::EntryType::Symlink, b"", "../../../../etc"),
-                ("src/hard", tar::EntryType::Link, b"", "/etc/passwd"),
-                ("src/dev", tar::EntryType::Char, b"", ""),
-                ("src/fifo", tar::EntryType::Fifo, b"", ""),
-                ("src/up/passwd", tar::EntryType::Regular, b"owned", ""),
-                ("src/A.java", tar::EntryType::Regular, b"class A {}", ""),
-            ],
-        );
-        let dest = tmp.path().join("out");
-        let done = extract(&archive, &dest, &ExtractLimits::default()).unwrap();
-        assert_eq!(done.skipped.len(), 4, "{:?}", done.skipped);
-        for name in ["hard", "dev", "fifo"] {
-            assert!(fs::symlink_metadata(dest.join("src").join(name)).is_err(), "{name}");
-        }
-        // The symlink was never made, so the file behind it landed inside the destination.
-        assert!(fs::symlink_metadata(dest.join("src/up")).unwrap().is_dir());
-        assert_eq!(fs::read(dest.join("src/up/passwd")).unwrap(), b"owned");
-        assert_eq!(fs::read(dest.join("src/A.java")).unwrap(), b"class A {}");
-    }
-
-    #[test]
-    fn plain_tar_works() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("s.tar");
-        let mut tar = tar::Builder::new(File::create(&path).unwrap());
-        let mut header = tar::Header::new_gnu();
-        header.set_size(2);
-        header.set_mode(0o644);
-        tar.append_data(&mut header, "src/x.txt", &b"hi"[..]).unwrap();
-        tar.into_inner().unwrap();
-        let dest = tmp.path().join("out");
-        extract(&path, &dest, &ExtractLimits::default()).unwrap();
-        assert_eq!(fs::read(dest.join("src/x.txt")).unwrap(), b"hi");
-    }
-
-    #[test]
-    fn clashing_entries_are_the_archives_fault() {
-        let tmp = tempfile::tempdir().unwrap();
-        let archive = zip_with(tmp.path(), "s.zip", |zip| {
-            add(zip, "a", b"file");
-            add(zip, "a/b", b"under a file");
-        });
-        let err = extract(&archive, &tmp.path().join("out"), &ExtractLimits::default()).unwrap_err();
-        assert!(matches!(err, ArchiveError::BadEntry { .. }), "{err}");
-        assert!(!err.is_harness_failure());
-    }
-}
+mod tests;

@@ -6,16 +6,26 @@
 //! `build.sh`, failing or hanging build) is a [`BuildVerdict`]; only a failure of the harness
 //! (I/O on the scratch folder, the sandbox) is a [`BuildError`].
 //!
+//! The submissions folder becomes [`Submission`]s by [`intake`] (or [`discover`]): every
+//! entry is a student except junk, and names never collide.
+//!
 //! Locating the source folder (`srcdir`, `src` in this course) follows stacscheck — the
-//! folder of that name below the submission, or the submission itself if it has that name —
+//! folder of that name below the submission, or the submission itself if it has that name,
+//! never inside a hidden folder or `__MACOSX` ([`folders_named`], the one search both use) —
 //! with two leniencies, both stated in [`BuildReport::detail`]:
 //! - when several folders have that name, those holding the build script are preferred, and
 //!   then the shallowest one is taken if it is the only one at its depth (stacscheck would
 //!   refuse); several at the same depth is a build failure naming them;
 //! - when none has that name, the submission's top folder is used if it holds the build script.
 //!
-//! When a student's folder has no source folder but holds archives (at most two levels down),
-//! each is extracted next to itself (`work.zip` → `work/`) and the search is made again.
+//! When a submission (a folder or an archive) has no source folder but holds archives (at most
+//! two levels down), each is extracted next to itself (`work.zip` → `work/`) and the search is
+//! made again, up to three archives deep; the copy and every extraction share one set of
+//! [`ExtractLimits`]. A file that is no archive bhgrade opens (`.rar`, `.7z`, a PDF) is a
+//! failed build that says what it is and what to ask the student for.
+//!
+//! A build script with Windows (CRLF) line endings is run as it is, as the lab machine would,
+//! and the verdict's detail says why it failed (see [`CRLF_HINT`]).
 //!
 //! ```no_run
 //! use bhgrade::build::{discover, prepare, BuildConfig, BuildVerdict};
@@ -36,11 +46,15 @@
 //! # Ok(()) }
 //! ```
 
+mod intake;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod unpack;
 
+pub use intake::{intake, printable_name, Ignored, Intake, Renamed};
 pub(crate) use tree::content_hash;
+pub use tree::{folders_named, is_junk};
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -48,7 +62,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::archive::{self, ArchiveKind, ExtractLimits};
+use crate::archive::ExtractLimits;
 use crate::sandbox::{Command, Limits, RunOutcome, Sandbox, SandboxError};
 
 /// Bytes of build output kept for the report.
@@ -57,9 +71,22 @@ const LOG_TAIL_BYTES: usize = 4096;
 /// One student's entry in the submissions folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Submission {
+    /// Printable and unique in the class, ignoring case (see [`intake`]).
     pub name: String,
+    /// A folder, an archive, or any other entry (whose build then fails, saying what it is).
     pub path: PathBuf,
 }
+
+/// Said when a build script with Windows line endings fails.
+///
+/// Why it is run as it is rather than with the CRs stripped: a grade must be the one the
+/// course's lab machine gives, and there `bash build.sh` reads each CR as part of the line
+/// (`$'\r': command not found`, `javac: invalid flag: *.java\r`) and fails the same way.
+/// Fixing the copy would pass a submission the course fails, and would hide from the student
+/// why their build breaks on the lab machine; the hint tells them how to fix it instead.
+pub const CRLF_HINT: &str = "build.sh has Windows (CRLF) line endings, so bash reads a carriage return at the end of \
+     every line (errors like `$'\\r': command not found` or `invalid flag: *.java`); the lab machine \
+     fails it the same way: convert it with `dos2unix build.sh` or save it with LF line endings";
 
 /// How to build, from the suite.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,8 +142,6 @@ pub struct BuiltSubmission {
 pub enum BuildError {
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("two entries for student {name:?}: {first} and {second}")]
-    DuplicateName { name: String, first: PathBuf, second: PathBuf },
     #[error("the build command is empty")]
     EmptyCommand,
     #[error("the sandbox failed during the build: {0}")]
@@ -127,38 +152,10 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |source| BuildError::Io { path: path.to_path_buf(), source }
 }
 
-/// One [`Submission`] per student in `dir`: each folder, and each `.zip`, `.tar`, `.tar.gz`
-/// or `.tgz` file (named without its extension). Hidden entries and other files are ignored.
-/// Sorted by name; two entries with one name (`abc/` and `abc.zip`) are an error.
+/// One [`Submission`] per student in `dir`, sorted by name: [`intake`] without the lists of
+/// what was left out and renamed.
 pub fn discover(dir: &Path) -> Result<Vec<Submission>, BuildError> {
-    let mut subs: Vec<Submission> = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io_err(dir))? {
-        let entry = entry.map_err(io_err(dir))?;
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        if file_name.starts_with('.') {
-            continue;
-        }
-        let path = entry.path();
-        // Follows links: a marker may link students' folders into one place.
-        let meta = fs::metadata(&path).map_err(io_err(&path))?;
-        let name = if meta.is_dir() {
-            file_name
-        } else if let Some((_, stem)) = meta.is_file().then(|| ArchiveKind::of_name(&file_name)).flatten() {
-            stem.to_string()
-        } else {
-            continue;
-        };
-        subs.push(Submission { name, path });
-    }
-    subs.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
-    if let Some(pair) = subs.windows(2).find(|w| w[0].name == w[1].name) {
-        return Err(BuildError::DuplicateName {
-            name: pair[0].name.clone(),
-            first: pair[0].path.clone(),
-            second: pair[1].path.clone(),
-        });
-    }
-    Ok(subs)
+    intake(dir).map(|found| found.submissions)
 }
 
 /// Copy, locate, clean and build one submission (see the module documentation).
@@ -191,29 +188,24 @@ pub fn prepare(
         },
         content_hash: String::new(),
     };
-    let limits = ExtractLimits::default();
-
-    if let Err(problem) = copy_in(sub, &built.root, &limits, &mut notes)? {
+    notes.extend(intake::explain(sub));
+    let mut budget = unpack::Budget::new(ExtractLimits::default());
+    if let Err(problem) = unpack::copy_in(sub, &built.root, &mut budget, &mut notes)? {
         return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
     }
     built.content_hash =
         tree::content_hash(&built.root).map_err(|e| BuildError::Io { path: built.root.clone(), source: e })?;
-    let mut candidates = tree::find_dirs_named(&built.root, &cfg.srcdir);
-    if candidates.is_empty() && sub.path.is_dir() {
-        for nested in tree::archives_in(&built.root, 2) {
-            if let Err(problem) = extract_beside(&nested, &built.root, &limits, &mut notes)? {
-                return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
-            }
-        }
-        candidates = tree::find_dirs_named(&built.root, &cfg.srcdir);
-    }
+    let candidates = match unpack::open_nested(&built.root, &cfg.srcdir, &mut budget, &mut notes)? {
+        Ok(candidates) => candidates,
+        Err(problem) => return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes)),
+    };
     match choose_srcdir(&built.root, candidates, cfg) {
         Ok(Some((dir, note))) => {
             built.srcdir = dir;
             notes.extend(note);
         }
         Ok(None) => {
-            let detail = format!("no folder named {:?} and no {} at the top of the submission", cfg.srcdir, cfg.script);
+            let detail = not_found(&built.root, cfg);
             return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
         }
         Err(problem) => return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes)),
@@ -240,68 +232,36 @@ pub fn prepare(
     let Some((program, args)) = build_command else {
         return Ok(finish(built, BuildVerdict::Ok, "copied; no build command".into(), notes));
     };
+    let crlf = tree::has_crlf(&built.srcdir.join(&cfg.script));
     let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied());
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
-    let (verdict, detail) = judge_build(&outcome, cfg);
+    let (verdict, mut detail) = judge_build(&outcome, cfg);
+    if crlf {
+        let hint = CRLF_HINT.replace("build.sh", &cfg.script);
+        detail =
+            if verdict == BuildVerdict::Ok { format!("{detail}; but {hint}") } else { format!("{detail}: {hint}") };
+    }
     built.build.wall = outcome.wall;
     built.build.log_tail = log_tail(&outcome);
     Ok(finish(built, verdict, detail, notes))
 }
 
-/// Copy a folder or extract an archive into `root`. `Ok(Err(..))` is the submission's
-/// problem, described for the report.
-fn copy_in(
-    sub: &Submission,
-    root: &Path,
-    limits: &ExtractLimits,
-    notes: &mut Vec<String>,
-) -> Result<Result<(), String>, BuildError> {
-    if sub.path.is_dir() {
-        return match tree::copy_tree(&sub.path, root, limits) {
-            Ok(copied) => {
-                notes.extend(skipped_note(&copied.skipped));
-                Ok(Ok(()))
-            }
-            Err(tree::CopyError::TooBig(why)) => Ok(Err(format!("the submission is too big: {why}"))),
-            Err(tree::CopyError::Io { path, source }) => Err(BuildError::Io { path, source }),
-        };
+/// Why no source folder was found, naming what might have been meant: folders of that name
+/// in hidden folders (not used), archives bhgrade cannot open.
+fn not_found(root: &Path, cfg: &BuildConfig) -> String {
+    let mut detail = format!("no folder named {:?} and no {} at the top of the submission", cfg.srcdir, cfg.script);
+    let unused = tree::junk_folders_named(root, &cfg.srcdir);
+    if !unused.is_empty() {
+        let list: Vec<String> = unused.iter().take(5).map(|d| rel(root, d)).collect();
+        detail.push_str(&format!(" (not used, being in hidden or __MACOSX folders: {})", list.join(", ")));
     }
-    if ArchiveKind::of_path(&sub.path).is_none() {
-        return Ok(Err(format!("{} is neither a folder nor an archive", sub.path.display())));
+    for (path, what) in tree::unopenable_archives(root, 2).into_iter().take(5) {
+        detail.push_str(&format!(
+            "; {} is a {what} archive, which bhgrade cannot open: ask the student for a .zip or .tar.gz of their work",
+            rel(root, &path)
+        ));
     }
-    match archive::extract(&sub.path, root, limits) {
-        Ok(done) => {
-            notes.extend(skipped_note(&done.skipped));
-            Ok(Ok(()))
-        }
-        Err(archive::ArchiveError::Io { path, source }) => Err(BuildError::Io { path, source }),
-        Err(e) => Ok(Err(format!("could not extract: {e}"))),
-    }
-}
-
-/// Extract an archive found inside a student's folder next to itself.
-fn extract_beside(
-    archive_path: &Path,
-    root: &Path,
-    limits: &ExtractLimits,
-    notes: &mut Vec<String>,
-) -> Result<Result<(), String>, BuildError> {
-    let name = archive_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = ArchiveKind::of_name(&name).map_or(name.as_str(), |(_, stem)| stem);
-    let parent = archive_path.parent().unwrap_or(root);
-    let mut dest = parent.join(stem);
-    if dest.exists() {
-        dest = parent.join(format!("{stem}.extracted"));
-    }
-    match archive::extract(archive_path, &dest, limits) {
-        Ok(done) => {
-            notes.push(format!("extracted {}", rel(root, archive_path)));
-            notes.extend(skipped_note(&done.skipped));
-            Ok(Ok(()))
-        }
-        Err(archive::ArchiveError::Io { path, source }) => Err(BuildError::Io { path, source }),
-        Err(e) => Ok(Err(format!("could not extract {}: {e}", rel(root, archive_path)))),
-    }
+    detail
 }
 
 /// Pick the source folder among `candidates` (shallowest first). `Ok(None)`: none usable.

@@ -33,7 +33,7 @@ fn sub(path: &Path) -> Submission {
 }
 
 #[test]
-fn discover_finds_folders_and_archives_sorted() {
+fn discover_finds_every_entry_sorted_and_apart() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     fs::create_dir(dir.join("zed")).unwrap();
@@ -42,9 +42,10 @@ fn discover_finds_folders_and_archives_sorted() {
     fs::write(dir.join("Bob.ZIP"), b"").unwrap();
     fs::write(dir.join("marks.csv"), b"").unwrap();
     let names: Vec<String> = discover(dir).unwrap().into_iter().map(|s| s.name).collect();
-    assert_eq!(names, ["Bob", "abc", "zed"]);
+    assert_eq!(names, ["Bob", "abc", "marks", "zed"]);
     fs::create_dir(dir.join("abc")).unwrap();
-    assert!(matches!(discover(dir), Err(BuildError::DuplicateName { .. })));
+    let names: Vec<String> = discover(dir).unwrap().into_iter().map(|s| s.name).collect();
+    assert_eq!(names, ["Bob", "abc", "abc.tar.gz", "marks", "zed"]);
 }
 
 #[test]
@@ -308,4 +309,181 @@ fn copy_is_bounded_and_skips_git_and_macosx() {
     tree::copy_tree(&from, &tmp.path().join("c"), &ExtractLimits::default()).unwrap();
     assert!(tmp.path().join("c/logs/9.log").exists());
     assert!(!tmp.path().join("c/.git").exists() && !tmp.path().join("c/__MACOSX").exists());
+}
+
+#[test]
+fn hidden_srcdirs_are_not_candidates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let student = tmp.path().join("s");
+    write(&student.join(".idea/src/build.sh"), "exit 1");
+    write(&student.join("__MACOSX/src/build.sh"), "exit 1");
+    write(&student.join("work/src/build.sh"), "true");
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
+    assert_eq!(built.srcdir, built.root.join("work/src"));
+    assert!(!built.build.detail.contains("several"), "{}", built.build.detail);
+    // Only in a hidden folder: not used, and the verdict says where it was.
+    let hidden = tmp.path().join("h");
+    write(&hidden.join(".backup/src/build.sh"), "true");
+    let built = prepare(&sub(&hidden), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::NoBuildScript);
+    assert!(built.build.detail.contains("hidden or __MACOSX folders: .backup/src"), "{}", built.build.detail);
+}
+
+fn zip_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, body) in files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default()).unwrap();
+        zip.write_all(body).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+#[test]
+fn archives_inside_archives_are_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sb = sandbox(tmp.path());
+    // A zip holding a folder holding a zip.
+    let inner = zip_bytes(&[("src/build.sh", b"echo inner")]);
+    let outer = tmp.path().join("abc.zip");
+    fs::write(&outer, zip_bytes(&[("abc/work.zip", &inner)])).unwrap();
+    let s = Submission { name: "abc".into(), path: outer };
+    let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sb).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
+    assert_eq!(built.srcdir, built.root.join("abc/work/src"));
+    assert!(built.build.detail.contains("extracted abc/work.zip"), "{}", built.build.detail);
+    // A tar.gz holding a zip, in a student's folder.
+    let student = tmp.path().join("def");
+    fs::create_dir_all(&student).unwrap();
+    let gz = flate2::write::GzEncoder::new(fs::File::create(student.join("def.tgz")).unwrap(), Default::default());
+    let mut tar = tar::Builder::new(gz);
+    let mut header = tar::Header::new_gnu();
+    header.set_size(inner.len() as u64);
+    header.set_mode(0o644);
+    tar.append_data(&mut header, "def/code.zip", &inner[..]).unwrap();
+    tar.into_inner().unwrap().finish().unwrap();
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sb).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
+    assert_eq!(built.srcdir, built.root.join("def/def/code/src"));
+}
+
+#[test]
+fn nested_archives_share_the_submissions_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("big");
+    fs::create_dir_all(&dir).unwrap();
+    // Each under the budget alone, together over it.
+    let limits = ExtractLimits::default();
+    let chunk = vec![b'x'; (limits.max_total_bytes / 3) as usize];
+    for i in 0..4 {
+        let one = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        let mut zip = zip::ZipWriter::new(fs::File::create(dir.join(format!("part{i}.zip"))).unwrap());
+        zip.start_file("blob", one).unwrap();
+        zip.write_all(&chunk).unwrap();
+        zip.finish().unwrap();
+    }
+    let built = prepare(&sub(&dir), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::BuildFailed);
+    assert!(built.build.detail.starts_with("the submission is too big: more than"), "{}", built.build.detail);
+}
+
+#[test]
+fn a_broken_nested_archive_is_a_note_when_another_holds_the_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let student = tmp.path().join("s");
+    fs::create_dir_all(&student).unwrap();
+    fs::write(student.join("a-old.zip"), b"PK\x03\x04 truncated").unwrap();
+    fs::write(student.join("b-work.zip"), zip_bytes(&[("src/build.sh", b"true")])).unwrap();
+    fs::write(student.join("notes.rar"), b"Rar!\x1a\x07\x00").unwrap();
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
+    assert!(built.build.detail.contains("could not extract a-old.zip"), "{}", built.build.detail);
+    // With only the broken one and a RAR, the failure is the verdict.
+    fs::remove_file(student.join("b-work.zip")).unwrap();
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::BuildFailed);
+    assert!(built.build.detail.starts_with("could not extract a-old.zip"), "{}", built.build.detail);
+    // With only the RAR, the verdict names it.
+    fs::remove_file(student.join("a-old.zip")).unwrap();
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::NoBuildScript);
+    assert!(
+        built.build.detail.contains("notes.rar is a RAR archive, which bhgrade cannot open"),
+        "{}",
+        built.build.detail
+    );
+}
+
+#[test]
+fn files_that_are_no_archive_fail_saying_what_they_are() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sb = sandbox(tmp.path());
+    for (name, body, says) in [
+        (
+            "dave.rar",
+            &b"Rar!\x1a\x07\x01\x00"[..],
+            "dave.rar is a RAR archive, which bhgrade cannot open; ask the student for a .zip",
+        ),
+        ("erin.7z", b"7z\xbc\xaf\x27\x1c", "erin.7z is a 7-Zip archive"),
+        ("frank.pdf", b"%PDF-1.4", "frank.pdf is a file (.pdf), not a folder or an archive"),
+    ] {
+        let path = tmp.path().join(name);
+        fs::write(&path, body).unwrap();
+        let s = Submission { name: name.into(), path };
+        let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sb).unwrap();
+        assert_eq!(built.build.verdict, BuildVerdict::BuildFailed, "{name}");
+        assert!(built.build.detail.starts_with(says), "{}", built.build.detail);
+    }
+}
+
+#[test]
+fn crlf_build_script_fails_as_on_the_lab_machine_with_a_hint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let student = tmp.path().join("s");
+    write(&student.join("src/build.sh"), "cd .\r\ntrue\r\n");
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::BuildFailed, "{:?}", built.build);
+    assert!(built.build.detail.contains("Windows (CRLF) line endings"), "{}", built.build.detail);
+    assert!(built.build.detail.contains("dos2unix build.sh"), "{}", built.build.detail);
+    // What bash says on the lab machine too.
+    assert!(built.build.log_tail.contains(r"$'true\r': command not found"), "{:?}", built.build.log_tail);
+}
+
+#[test]
+fn names_that_are_not_utf8_are_copied_and_built() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    let student = subs.join(std::ffi::OsStr::from_bytes(b"ren\xe9e"));
+    write(&student.join("src/build.sh"), "ls > listing.txt");
+    write(&student.join(std::ffi::OsStr::from_bytes(b"src/caf\xe9.java")), "latin-1");
+    write(&student.join(std::ffi::OsStr::from_bytes(b"src/caf\xe8.java")), "other");
+    let found = discover(&subs).unwrap();
+    assert_eq!(found[0].name, "ren%E9e");
+    let built = prepare(&found[0], &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
+    assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
+    let listing = fs::read(built.srcdir.join("listing.txt")).unwrap();
+    assert!(listing.windows(9).any(|w| w == b"caf\xe9.java"), "{}", String::from_utf8_lossy(&listing));
+    assert!(listing.windows(9).any(|w| w == b"caf\xe8.java"), "{}", String::from_utf8_lossy(&listing));
+}
+
+#[test]
+fn a_renamed_student_is_told_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let subs = tmp.path().join("subs");
+    write(&subs.join("abc1/src/build.sh"), "true");
+    fs::write(subs.join("abc1.zip"), zip_bytes(&[("src/build.sh", b"true")])).unwrap();
+    let found = discover(&subs).unwrap();
+    let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["abc1", "abc1.zip"]);
+    let sb = sandbox(tmp.path());
+    let zipped = prepare(&found[1], &config(), &tmp.path().join("scratch"), &sb).unwrap();
+    assert_eq!(zipped.build.verdict, BuildVerdict::Ok, "{:?}", zipped.build);
+    assert!(
+        zipped.build.detail.contains("marked as abc1.zip: abc1, abc1.zip in the submissions folder"),
+        "{}",
+        zipped.build.detail
+    );
+    let folder = prepare(&found[0], &config(), &tmp.path().join("scratch"), &sb).unwrap();
+    assert!(!folder.build.detail.contains("marked as"), "{}", folder.build.detail);
 }

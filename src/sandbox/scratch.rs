@@ -7,10 +7,24 @@
 //! the marker keeps private (`~` with mode 0750, a `0700` temporary folder) to reach a puzzle
 //! named on the command line. Such a file is copied (read-only) into the run's folder and the
 //! argument points there; a file the user can reach is passed unchanged.
+//!
+//! Also the scratch root itself: a temporary folder → a [`ScratchRoot`] (`bhgrade-XXXXXX`,
+//! marked as bhgrade's and locked while its bhgrade lives), and [`sweep_stale`]: a temporary
+//! folder → the scratch roots left there by a bhgrade that was killed (SIGKILL, a power cut:
+//! nothing of ours ran to remove them), removed.
+//!
+//! Why a lock and not a pid: the owner holds an exclusive `flock(2)` on the marker file, and
+//! the kernel drops it when the process ends, however it ends. A pid can be reused by an
+//! unrelated process after a crash, and means another process in another pid namespace (a
+//! container sharing `/tmp`); a lock has neither problem. Only folders that carry the marker,
+//! whose owner is our user, and whose lock can be taken are removed: never another user's,
+//! never one a live bhgrade (of any version that locks) holds, never a folder we did not make.
 
 use std::ffi::OsString;
-use std::fs;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::landlock::Access;
@@ -167,4 +181,197 @@ fn installation(program: &std::ffi::OsStr, path: &std::ffi::OsStr) -> Option<Pat
     }?;
     let real = found.canonicalize().ok()?;
     real.parent()?.parent().map(Path::to_path_buf).filter(|p| p.parent().is_some())
+}
+
+/// The prefix of every scratch root's name.
+pub const SCRATCH_PREFIX: &str = "bhgrade-";
+/// The marker file in a scratch root: its first line says it is bhgrade's, its second which
+/// process made it (for a person looking); the lock on it says whether that process lives.
+pub const OWNER_FILE: &str = ".bhgrade-owner";
+const OWNER_MAGIC: &[u8] = b"bhgrade scratch root\n";
+
+/// A scratch root (see the module documentation). Dropping it removes the folder, even where
+/// a program took its own permissions away.
+#[allow(dead_code, reason = "for the CLI's scratch folder: until it uses it, only the tests do")]
+pub struct ScratchRoot {
+    dir: Option<tempfile::TempDir>,
+    /// Held for the life of this value: the kernel releases it when the process ends.
+    _lock: File,
+}
+
+#[allow(dead_code, reason = "for the CLI's scratch folder: until it uses it, only the tests do")]
+impl ScratchRoot {
+    /// A fresh `bhgrade-XXXXXX` folder in `parent`, marked and locked.
+    pub fn create_in(parent: &Path) -> io::Result<ScratchRoot> {
+        let dir = tempfile::Builder::new().prefix(SCRATCH_PREFIX).tempdir_in(parent)?;
+        // Locked before it gets its real name: a sweep never sees a marker it could lock.
+        let pending = dir.path().join(format!("{OWNER_FILE}.new"));
+        let mut lock = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&pending)?;
+        try_lock(&lock)?;
+        lock.write_all(OWNER_MAGIC)?;
+        writeln!(lock, "pid {}", std::process::id())?;
+        fs::rename(&pending, dir.path().join(OWNER_FILE))?;
+        Ok(ScratchRoot { dir: Some(dir), _lock: lock })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.as_ref().map_or(Path::new(""), |d| d.path())
+    }
+
+    /// Leave the folder behind, unlocked, as a killed bhgrade would.
+    #[cfg(test)]
+    fn abandon(mut self) -> PathBuf {
+        self.dir.take().map(|d| d.keep()).unwrap_or_default()
+    }
+}
+
+impl Drop for ScratchRoot {
+    fn drop(&mut self) {
+        if let Some(dir) = self.dir.take() {
+            let path = dir.path().to_path_buf();
+            if dir.close().is_err() {
+                // Nothing to report it to: a leftover is swept by the next bhgrade.
+                let _ = remove_forcibly(&path);
+            }
+        }
+    }
+}
+
+/// What [`sweep_stale`] removed, and what it found stale but could not remove.
+#[derive(Debug, Default)]
+pub struct Swept {
+    pub removed: Vec<PathBuf>,
+    pub failed: Vec<(PathBuf, io::Error)>,
+}
+
+/// Remove the scratch roots in `parent` whose bhgrade is gone (see the module documentation).
+/// Never fails: what cannot be read is not ours to remove.
+#[allow(dead_code, reason = "for the CLI's start: until it calls it, only the tests do")]
+pub fn sweep_stale(parent: &Path) -> Swept {
+    let mut swept = Swept::default();
+    let Ok(entries) = fs::read_dir(parent) else { return swept };
+    // SAFETY: geteuid cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ours = entry.file_name().as_encoded_bytes().starts_with(SCRATCH_PREFIX.as_bytes())
+            && fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == uid);
+        // The lock is held until the folder is gone, so two sweeps never remove one folder twice
+        // and a bhgrade starting now cannot be handed it.
+        let Some(_lock) = ours.then(|| stale_lock(&path)).flatten() else { continue };
+        match remove_forcibly(&path) {
+            Ok(()) => swept.removed.push(path),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => swept.failed.push((path, e)),
+        }
+    }
+    swept
+}
+
+/// The lock of a scratch root's marker, if it carries ours and no process holds it.
+fn stale_lock(root: &Path) -> Option<File> {
+    let mut marker = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(root.join(OWNER_FILE))
+        .ok()?;
+    let mut head = Vec::new();
+    (&mut marker).take(OWNER_MAGIC.len() as u64).read_to_end(&mut head).ok()?;
+    if head != OWNER_MAGIC || !marker.metadata().ok()?.is_file() {
+        return None;
+    }
+    try_lock(&marker).ok().map(|()| marker)
+}
+
+/// An exclusive lock without waiting: `Err` (EWOULDBLOCK) when another process holds it.
+fn try_lock(file: &File) -> io::Result<()> {
+    // SAFETY: flock(2) on a descriptor we own; no memory is passed.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Remove a tree even where a program made folders unwritable or unsearchable.
+fn remove_forcibly(path: &Path) -> io::Result<()> {
+    match fs::remove_dir_all(path) {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            make_writable(path);
+            fs::remove_dir_all(path)
+        }
+    }
+}
+
+#[cfg(test)]
+mod scratch_root_tests {
+    use super::*;
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn a_live_root_stays_and_an_abandoned_one_goes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let live = ScratchRoot::create_in(tmp.path()).unwrap();
+        let marker = fs::read_to_string(live.path().join(OWNER_FILE)).unwrap();
+        assert_eq!(marker, format!("bhgrade scratch root\npid {}\n", std::process::id()));
+        let left = ScratchRoot::create_in(tmp.path()).unwrap().abandon();
+        // What a student's program may leave: a folder it can no longer be entered.
+        fs::create_dir_all(left.join("build-x/src/locked")).unwrap();
+        fs::write(left.join("build-x/src/locked/A.class"), b"").unwrap();
+        fs::set_permissions(left.join("build-x/src/locked"), fs::Permissions::from_mode(0o000)).unwrap();
+        // Not ours: no marker, a marker that says something else, a link.
+        let plain = tmp.path().join("bhgrade-older");
+        fs::create_dir(&plain).unwrap();
+        let other = tmp.path().join("bhgrade-other");
+        fs::create_dir(&other).unwrap();
+        fs::write(other.join(OWNER_FILE), b"something else\n").unwrap();
+        std::os::unix::fs::symlink(&left, tmp.path().join("bhgrade-link")).unwrap();
+
+        let swept = sweep_stale(tmp.path());
+        assert_eq!(swept.removed, std::slice::from_ref(&left), "{swept:?}");
+        assert!(swept.failed.is_empty(), "{swept:?}");
+        assert!(!left.exists());
+        assert!(live.path().join(OWNER_FILE).is_file() && plain.is_dir() && other.is_dir());
+        let path = live.path().to_path_buf();
+        drop(live);
+        assert!(!path.exists());
+    }
+
+    /// A root locked by another process, as a live bhgrade holds it, then that process killed.
+    #[test]
+    fn a_root_is_swept_once_its_holder_is_killed() {
+        if !Path::new("/usr/bin/flock").exists() {
+            println!("skipped: a_root_is_swept_once_its_holder_is_killed: no flock(1)");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let root = ScratchRoot::create_in(tmp.path()).unwrap().abandon();
+        // flock(1) takes the same flock(2) lock; -o keeps it from the command, so the lock
+        // lives exactly as long as the flock process.
+        let mut holder = std::process::Command::new("/usr/bin/flock")
+            .args(["-o", "-n"])
+            .arg(root.join(OWNER_FILE))
+            .args(["sh", "-c", "echo locked; exec sleep 600"])
+            .stdout(std::process::Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        io::BufReader::new(holder.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line, "locked\n");
+        assert!(sweep_stale(tmp.path()).removed.is_empty());
+        assert!(root.is_dir());
+        // SAFETY: kill(2) of the process group we started.
+        unsafe { libc::kill(-(holder.id() as i32), libc::SIGKILL) };
+        holder.wait().unwrap();
+        assert_eq!(sweep_stale(tmp.path()).removed, std::slice::from_ref(&root));
+        assert!(!root.exists());
+    }
 }

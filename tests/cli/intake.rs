@@ -1,0 +1,257 @@
+//! Submission intake through the real CLI: one submissions folder holding every kind of entry
+//! a class hands in (folders, every archive format, archives in archives, unsupported
+//! archives, stray files, names that collide, names that are not UTF-8, a CRLF build script,
+//! an IDE's copy of `src`), marked once with the tiny suite. Every student must appear in
+//! `grades.csv` with the right build verdict and a detail that says why, and no two students
+//! may share a report file.
+//!
+//! Build scripts only `echo` where they ran: what is tested is what reaches the build, so no
+//! JDK build is needed (the tests themselves then fail fast, which does not matter here).
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::support::{bhgrade, repo};
+
+/// A build script that says which folder it ran in (`built in work/src`).
+const BUILD: &[u8] = b"echo \"built in $(basename \"$(dirname \"$PWD\")\")/$(basename \"$PWD\")\"\n";
+
+fn write(path: &Path, body: &[u8]) {
+    fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+    fs::write(path, body).expect("write");
+}
+
+fn zip_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, body) in files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default()).expect("zip entry");
+        zip.write_all(body).expect("zip write");
+    }
+    zip.finish().expect("zip finish").into_inner()
+}
+
+fn tar_bytes(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, body) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(body.len() as u64);
+        header.set_mode(0o644);
+        tar.append_data(&mut header, name, *body).expect("tar entry");
+    }
+    tar.into_inner().expect("tar finish")
+}
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(bytes).expect("gzip");
+    enc.finish().expect("gzip finish")
+}
+
+fn xz(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = lzma_rust2::XzWriter::new(Vec::new(), lzma_rust2::XzOptions::with_preset(1)).expect("xz");
+    enc.write_all(bytes).expect("xz write");
+    enc.finish().expect("xz finish")
+}
+
+fn bz2(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    enc.write_all(bytes).expect("bzip2");
+    enc.finish().expect("bzip2 finish")
+}
+
+/// What each student must get: build verdict, and texts its detail (or build log) must hold.
+struct Expect {
+    verdict: &'static str,
+    detail: &'static [&'static str],
+    log: &'static str,
+}
+
+const fn ok(log: &'static str) -> Expect {
+    Expect { verdict: "ok", detail: &[], log }
+}
+
+const fn failed(detail: &'static [&'static str]) -> Expect {
+    Expect { verdict: "build_failed", detail, log: "" }
+}
+
+fn expectations() -> BTreeMap<&'static str, Expect> {
+    BTreeMap::from([
+        // issue 11: an IDE's copy of src is not a second candidate.
+        ("alice", ok("built in work/src")),
+        ("bob", ok("built in bob/src")),
+        ("carol", ok("built in carol/src")),
+        (
+            "dave",
+            failed(&["dave.rar is a RAR archive, which bhgrade cannot open; ask the student for a .zip or .tar.gz"]),
+        ),
+        ("erin", failed(&["erin.7z is a 7-Zip archive, which bhgrade cannot open"])),
+        ("frank", failed(&["frank.pdf is a file (.pdf), not a folder or an archive"])),
+        ("GRACE", ok("built in GRACE/src")),
+        ("heidi", ok("built in work/src")),
+        ("ivan", ok("built in code/src")),
+        ("abc1", ok("built in abc1/src")),
+        (
+            "abc1.zip",
+            Expect {
+                detail: &["marked as abc1.zip: abc1, abc1.zip in the submissions folder"],
+                ..ok("built in abc1/src")
+            },
+        ),
+        ("judy", failed(&["Windows (CRLF) line endings", "dos2unix build.sh"])),
+        ("ren%E9e", ok("built in ren\u{fffd}e/src")),
+    ])
+}
+
+struct Marked {
+    _dir: tempfile::TempDir,
+    out: PathBuf,
+    status: Option<i32>,
+    stderr: String,
+}
+
+/// The class folder described in the module documentation, marked once.
+fn marked() -> &'static Marked {
+    static MARKED: OnceLock<Marked> = OnceLock::new();
+    MARKED.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let subs = dir.path().join("subs");
+        write(&subs.join("alice/.idea/src/build.sh"), b"exit 1\n");
+        write(&subs.join("alice/work/src/build.sh"), BUILD);
+        let tar_of = |who: &str| tar_bytes(&[(&format!("{who}/src/build.sh"), BUILD)]);
+        write(&subs.join("bob.tar.xz"), &xz(&tar_of("bob")));
+        write(&subs.join("carol.tar.bz2"), &bz2(&tar_of("carol")));
+        write(&subs.join("dave.rar"), b"Rar!\x1a\x07\x01\x00 the rest of a RAR archive");
+        write(&subs.join("erin.7z"), b"7z\xbc\xaf\x27\x1c the rest of a 7-Zip archive");
+        write(&subs.join("frank.pdf"), b"%PDF-1.4 a report instead of code");
+        write(&subs.join("GRACE.ZIP"), &zip_bytes(&[("GRACE/src/build.sh", BUILD)]));
+        let inner = zip_bytes(&[("src/build.sh", BUILD)]);
+        write(&subs.join("heidi.zip"), &zip_bytes(&[("heidi/work.zip", &inner)]));
+        write(&subs.join("ivan.tar.gz"), &gz(&tar_bytes(&[("ivan/code.zip", &inner)])));
+        write(&subs.join("abc1/src/build.sh"), BUILD);
+        write(&subs.join("abc1.zip"), &zip_bytes(&[("abc1/src/build.sh", BUILD)]));
+        write(&subs.join("judy/src/build.sh"), b"echo building\r\ntrue\r\n");
+        let odd = subs.join(OsStr::from_bytes(b"ren\xe9e"));
+        write(&odd.join("src/build.sh"), BUILD);
+        write(&odd.join(OsStr::from_bytes(b"src/caf\xe9.java")), b"// a Latin-1 file name");
+        write(&subs.join(".DS_Store"), b"junk");
+        write(&subs.join("README.md"), b"the marker's notes");
+
+        let out = dir.path().join("out");
+        let tmp = dir.path().join("tmp");
+        fs::create_dir(&tmp).expect("mkdir");
+        let output = bhgrade()
+            .args(["mark", "--jobs", "2", "--suite"])
+            .arg(repo().join("fixtures/suites/tiny"))
+            .arg("--out")
+            .arg(&out)
+            .arg(&subs)
+            .env("TMPDIR", &tmp)
+            .output()
+            .expect("run bhgrade mark");
+        Marked {
+            _dir: dir,
+            out,
+            status: output.status.code(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    })
+}
+
+fn report(marked: &Marked, student: &str) -> serde_json::Value {
+    let path = marked.out.join(format!("{student}.json"));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("no report for {student}: {e}\n{}", marked.stderr));
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+#[test]
+fn every_entry_of_the_submissions_folder_is_accounted_for() {
+    let marked = marked();
+    assert_eq!(marked.status, Some(0), "{}", marked.stderr);
+    let expected = expectations();
+    let csv = fs::read_to_string(marked.out.join("grades.csv")).expect("grades.csv");
+    let mut in_csv: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap_or_default()).collect();
+    in_csv.sort();
+    let mut want: Vec<&str> = expected.keys().copied().collect();
+    want.sort();
+    assert_eq!(in_csv, want, "{csv}");
+    let mut problems = Vec::new();
+    for (student, expect) in &expected {
+        let report = report(marked, student);
+        let build = &report["build"];
+        let (verdict, detail, log) = (
+            build["verdict"].as_str().unwrap_or_default(),
+            build["detail"].as_str().unwrap_or_default(),
+            build["log_tail"].as_str().unwrap_or_default(),
+        );
+        if verdict != expect.verdict {
+            problems.push(format!("{student}: build {verdict}, not {} ({detail})", expect.verdict));
+        }
+        for part in expect.detail {
+            if !detail.contains(part) {
+                problems.push(format!("{student}: detail {detail:?} lacks {part:?}"));
+            }
+        }
+        if !log.contains(expect.log) {
+            problems.push(format!("{student}: build log {log:?} lacks {:?}", expect.log));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn no_two_students_share_a_report_file() {
+    let marked = marked();
+    let students = expectations().len();
+    let reports = fs::read_dir(&marked.out)
+        .expect("out")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .count();
+    assert_eq!(reports, students, "{}", marked.stderr);
+    // Junk and the folder's notes are nobody's.
+    for name in [".DS_Store", "README"] {
+        assert!(!marked.out.join(format!("{name}.json")).exists(), "{name} was marked");
+    }
+}
+
+/// A student named like a class file must not have their report replaced by it. The class
+/// files are named by the report code (`report::Files`), which must put the students' files
+/// where no student's name can reach a class file's (see issue 13); until then this fails.
+#[test]
+#[ignore = "needs report::Files to keep per-student files apart from summary.md (issue 13)"]
+fn a_student_named_summary_keeps_their_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let subs = dir.path().join("subs");
+    let students = ["summary", "grades", "index", "gradebook"];
+    for student in students {
+        write(&subs.join(student).join("src/build.sh"), b"echo mine\n");
+    }
+    let out = dir.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--jobs", "2", "--suite"])
+        .arg(repo().join("fixtures/suites/tiny"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&subs)
+        .output()
+        .expect("run bhgrade mark");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    // Each student's markdown and JSON report, wherever the report code puts them.
+    let (mut markdown, mut json) = (0, 0);
+    for entry in walkdir::WalkDir::new(&out).into_iter().flatten() {
+        let Ok(text) = fs::read_to_string(entry.path()) else { continue };
+        let is = |ext: &str| entry.path().extension().is_some_and(|x| x == ext);
+        if is("md") && students.iter().any(|s| text.contains(&format!("| Student | `{s}` |"))) {
+            markdown += 1;
+        }
+        if is("json") && text.contains("\"log_tail\": \"mine\\n\"") {
+            json += 1;
+        }
+    }
+    assert_eq!((markdown, json), (4, 4), "reports overwritten by class files");
+}
