@@ -64,6 +64,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::archive::ExtractLimits;
 use crate::sandbox::{Command, Limits, RunOutcome, Sandbox, SandboxError};
+use crate::verdict::Verdict;
 
 /// Bytes of build output kept for the report.
 const LOG_TAIL_BYTES: usize = 4096;
@@ -301,17 +302,23 @@ fn choose_srcdir(
 
 fn judge_build(outcome: &RunOutcome, cfg: &BuildConfig) -> (BuildVerdict, String) {
     let command = cfg.command.join(" ");
-    if outcome.wall_limit_hit || outcome.cpu_limit_hit {
-        let which = if outcome.wall_limit_hit { "wall-clock" } else { "CPU" };
-        let limit = if outcome.wall_limit_hit { cfg.limits.wall } else { cfg.limits.cpu };
-        return (
-            BuildVerdict::BuildTimeout,
-            format!("{command} was killed at the {which} limit of {:.1} s", limit.as_secs_f64()),
-        );
-    }
-    if outcome.memory_limit_hit {
-        let detail = format!("{command} ran out of memory ({} MiB)", cfg.limits.memory_bytes >> 20);
-        return (BuildVerdict::BuildFailed, detail);
+    // The same limit rule as every test's verdict, so a build and a test stopped alike are
+    // described alike.
+    if let Some(decision) = crate::verdict::limit_decision(outcome, &cfg.limits) {
+        let verdict = match decision.verdict {
+            Verdict::TimeLimit => BuildVerdict::BuildTimeout,
+            Verdict::MemoryLimit
+            | Verdict::HarnessError
+            | Verdict::RuntimeError
+            | Verdict::OutputLimit
+            | Verdict::NoOutput
+            | Verdict::FormatError
+            | Verdict::WrongAnswer
+            | Verdict::GaveUp
+            | Verdict::Accepted
+            | Verdict::NotRun => BuildVerdict::BuildFailed,
+        };
+        return (verdict, format!("{command} was stopped: {}", decision.explanation));
     }
     if outcome.output_limit_hit() {
         let detail = format!("{command} printed more than {} bytes and was killed", cfg.limits.output_bytes);

@@ -16,7 +16,7 @@ use bhgrade::plan;
 use bhgrade::regen;
 use bhgrade::report::model::ClassReport;
 use bhgrade::report::{self, Reporter};
-use bhgrade::sandbox::Sandbox;
+use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
 use bhgrade::store::{ResultStore, StoreError};
 use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
@@ -261,12 +261,19 @@ fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
 
 /// The scratch folder and the probed sandbox for `isolation`; says once, on stderr, what is
 /// missing (`auto`), or refuses to go on without it (`strict`).
-fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(tempfile::TempDir, Sandbox), CliError> {
+fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(ScratchRoot, Sandbox), CliError> {
     use bhgrade::sandbox::{Isolation, Policy};
-    let scratch = tempfile::Builder::new()
-        .prefix("bhgrade-")
-        .tempdir()
-        .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
+    let parent = std::env::temp_dir();
+    // Copies of student code a killed bhgrade left behind (no live bhgrade holds their lock).
+    let swept = sweep_stale(&parent);
+    for path in &swept.removed {
+        eprintln!("note: removed {}, left behind by a bhgrade that was killed", path.display());
+    }
+    for (path, error) in &swept.failed {
+        eprintln!("warning: cannot remove {}, left behind by a bhgrade that was killed: {error}", path.display());
+    }
+    let scratch = ScratchRoot::create_in(&parent)
+        .map_err(|e| CliError::Harness(format!("cannot make a scratch folder in {}: {e}", parent.display())))?;
     let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(isolation))
         .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
     let missing = sandbox.missing_layers();
@@ -303,7 +310,14 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
         (None, None) => unreachable!("a suite is loaded when no tree is given"),
     };
     let dir = bundled(&args.submissions);
-    let mut submissions = build::discover(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    let intake = build::intake(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    for ignored in &intake.ignored {
+        eprintln!("ignored: {} ({})", ignored.path.display(), ignored.why);
+    }
+    for renamed in &intake.renamed {
+        eprintln!("note: {} is marked as {}: {}", renamed.path.display(), renamed.name, renamed.why);
+    }
+    let mut submissions = intake.submissions;
     if submissions.is_empty() {
         return Err(CliError::BadInput(format!("{}: no submissions found", dir.display())));
     }
@@ -353,7 +367,7 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
         .submission
         .canonicalize()
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
-    let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     let options = MarkOptions {
@@ -459,7 +473,7 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         .submission
         .canonicalize()
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
-    let name = path.file_name().map_or_else(|| "submission".into(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.containment.isolation)?;
     let options = MarkOptions {
@@ -542,9 +556,7 @@ fn regen(args: RegenArgs) -> Result<u8, CliError> {
 /// and whether `--isolation strict` would mark here.
 fn doctor() -> Result<u8, CliError> {
     use bhgrade::sandbox::{Isolation, Policy};
-    let scratch = tempfile::Builder::new()
-        .prefix("bhgrade-")
-        .tempdir()
+    let scratch = ScratchRoot::create_in(&std::env::temp_dir())
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
     let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(Isolation::Auto))
         .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;

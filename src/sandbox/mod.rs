@@ -72,6 +72,7 @@ use serde::{Deserialize, Serialize};
 
 pub use layers::Layer;
 pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, SYSTEM_FOLDERS};
+pub use scratch::{sweep_stale, ScratchRoot, Swept};
 
 /// Resource limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

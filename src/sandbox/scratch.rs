@@ -192,14 +192,12 @@ const OWNER_MAGIC: &[u8] = b"bhgrade scratch root\n";
 
 /// A scratch root (see the module documentation). Dropping it removes the folder, even where
 /// a program took its own permissions away.
-#[allow(dead_code, reason = "for the CLI's scratch folder: until it uses it, only the tests do")]
 pub struct ScratchRoot {
     dir: Option<tempfile::TempDir>,
     /// Held for the life of this value: the kernel releases it when the process ends.
     _lock: File,
 }
 
-#[allow(dead_code, reason = "for the CLI's scratch folder: until it uses it, only the tests do")]
 impl ScratchRoot {
     /// A fresh `bhgrade-XXXXXX` folder in `parent`, marked and locked.
     pub fn create_in(parent: &Path) -> io::Result<ScratchRoot> {
@@ -251,7 +249,6 @@ pub struct Swept {
 
 /// Remove the scratch roots in `parent` whose bhgrade is gone (see the module documentation).
 /// Never fails: what cannot be read is not ours to remove.
-#[allow(dead_code, reason = "for the CLI's start: until it calls it, only the tests do")]
 pub fn sweep_stale(parent: &Path) -> Swept {
     let mut swept = Swept::default();
     let Ok(entries) = fs::read_dir(parent) else { return swept };

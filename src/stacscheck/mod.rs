@@ -79,8 +79,6 @@ mod tree;
 
 use std::path::{Path, PathBuf};
 
-use walkdir::WalkDir;
-
 pub use compare::{Failure, Mismatch, StepJudge};
 pub use config::{Config, ConfigError};
 pub use tree::{Step, StepKind, Tree, Warning};
@@ -116,11 +114,6 @@ fn list(root: &Path, found: &[PathBuf]) -> String {
     found.iter().map(rel).collect::<Vec<_>>().join(", ")
 }
 
-/// A folder found while searching a submission that is never the source folder.
-fn is_junk(name: &std::ffi::OsStr) -> bool {
-    name.as_encoded_bytes().starts_with(b".") || name == "__MACOSX"
-}
-
 /// The folder of a submission that stacscheck runs scripts in: `submission` itself when it is
 /// named `name`, else the one folder named `name` below it (several is an error, as in
 /// stacscheck). The result is absolute, with symbolic links resolved.
@@ -130,18 +123,10 @@ pub fn locate_srcdir(submission: &Path, name: &str) -> Result<PathBuf, SrcdirErr
     if submission.file_name().is_some_and(|n| n == name) {
         return Ok(submission);
     }
-    let mut found = Vec::new();
-    // Depth 0 is the submission itself, which may well be a hidden temporary folder.
-    let walk = WalkDir::new(&submission).follow_links(false).sort_by_file_name().into_iter();
-    for entry in walk.filter_entry(|e| e.depth() == 0 || !is_junk(e.file_name())) {
-        let entry = entry.map_err(|e| SrcdirError::Io {
-            path: e.path().unwrap_or(&submission).to_path_buf(),
-            source: e.into_io_error().unwrap_or_else(|| std::io::Error::other("file system loop")),
-        })?;
-        if entry.depth() > 0 && entry.file_type().is_dir() && entry.file_name() == name {
-            found.push(entry.into_path());
-        }
-    }
+    // The build's own search: hidden folders and `__MACOSX` skipped, links not followed.
+    let mut found = crate::build::folders_named(&submission, name)
+        .map_err(|source| SrcdirError::Io { path: submission.clone(), source })?;
+    found.sort();
     match found.len() {
         0 => Err(SrcdirError::NotFound { submission, name: name.to_string() }),
         1 => Ok(found.remove(0)),
