@@ -116,7 +116,7 @@ impl fmt::Display for Difference {
 }
 
 /// The suite as `regen` would leave it, computed without writing anything.
-struct Plan {
+struct Intended {
     definition: SuiteDefinition,
     /// Derived solutions by file (relative to the suite), as the rules derive them now.
     derived: BTreeMap<String, String>,
@@ -142,12 +142,12 @@ pub fn regenerate(dir: &Path) -> Result<Regenerated, RegenError> {
             }
         }
     }
-    let plan = plan(dir)?;
-    if let Some((test, file, generated)) = not_generated(&plan.definition).into_iter().next() {
+    let intended = intended(dir)?;
+    if let Some((test, file, generated)) = not_generated(&intended.definition).into_iter().next() {
         return Err(RegenError::NotGenerated { test, file, call: generated.call, command: generated.command });
     }
-    let root = &plan.definition.dir;
-    for (file, text) in &plan.derived {
+    let root = &intended.definition.dir;
+    for (file, text) in &intended.derived {
         if std::fs::read_to_string(root.join(file)).ok().as_deref() != Some(text.as_str()) {
             write_file(&root.join(file), text)?;
             written.push(file.clone());
@@ -155,7 +155,7 @@ pub fn regenerate(dir: &Path) -> Result<Regenerated, RegenError> {
     }
     let mut removed = Vec::new();
     for file in derived_files(root) {
-        if !plan.derived.contains_key(&file) {
+        if !intended.derived.contains_key(&file) {
             let path = root.join(&file);
             std::fs::remove_file(&path).map_err(|error| RegenError::Write { path, error })?;
             removed.push(file);
@@ -163,31 +163,32 @@ pub fn regenerate(dir: &Path) -> Result<Regenerated, RegenError> {
     }
     remove_empty_folders(&root.join(DERIVED_DIR));
     // An unreadable expected.json is rewritten, not an error: regen is how it gets repaired.
-    if ExpectedFile::read(root).ok().as_ref() != Some(&plan.expected) {
-        plan.expected
+    if ExpectedFile::read(root).ok().as_ref() != Some(&intended.expected) {
+        intended
+            .expected
             .write(root)
             .map_err(|error| RegenError::Write { path: root.join(suite::EXPECTED_FILE), error })?;
         written.push(suite::EXPECTED_FILE.to_string());
     }
-    Ok(Regenerated { tests: plan.tests, written, removed })
+    Ok(Regenerated { tests: intended.tests, written, removed })
 }
 
 /// Lists how the suite in `dir` differs from what [`regenerate`] would make of it.
 pub fn check(dir: &Path) -> Result<Vec<Difference>, RegenError> {
-    let plan = plan(dir)?;
-    let stored = ExpectedFile::read(&plan.definition.dir)?;
+    let intended = intended(dir)?;
+    let stored = ExpectedFile::read(&intended.definition.dir)?;
     let mut differences = Vec::new();
-    for test in plan.definition.tests() {
+    for test in intended.definition.tests() {
         let id = &test.id;
         let mut derived_missing = false;
         if let Some(derivation) = &test.derive {
             let file = derivation.file.clone();
-            match &plan.on_disk[id] {
+            match &intended.on_disk[id] {
                 None => {
                     derived_missing = true;
                     differences.push(Difference::DerivedMissing { test: id.clone(), file });
                 }
-                Some(text) if Some(text) != plan.derived.get(&file) => {
+                Some(text) if Some(text) != intended.derived.get(&file) => {
                     differences.push(Difference::DerivedChanged { test: id.clone(), file });
                 }
                 Some(_) => {}
@@ -197,9 +198,9 @@ pub fn check(dir: &Path) -> Result<Vec<Difference>, RegenError> {
             differences.push(Difference::AnswerMissing { test: id.clone() });
             continue;
         };
-        let new = &plan.expected.tests[id];
+        let new = &intended.expected.tests[id];
         // A missing derived solution is reported once, above, not again as changed inputs.
-        if old.input_digest != plan.disk_digests[id] && !derived_missing {
+        if old.input_digest != intended.disk_digests[id] && !derived_missing {
             differences.push(Difference::InputsChanged { test: id.clone() });
         }
         if old.answer != new.answer {
@@ -209,22 +210,22 @@ pub fn check(dir: &Path) -> Result<Vec<Difference>, RegenError> {
             differences.push(Difference::HardnessChanged { test: id.clone(), stored: old.nodes, reference: new.nodes });
         }
     }
-    for test in stored.tests.keys().filter(|test| !plan.expected.tests.contains_key(*test)) {
+    for test in stored.tests.keys().filter(|test| !intended.expected.tests.contains_key(*test)) {
         differences.push(Difference::StaleAnswer { test: test.clone() });
     }
-    for file in derived_files(&plan.definition.dir) {
-        if !plan.derived.contains_key(&file) {
+    for file in derived_files(&intended.definition.dir) {
+        if !intended.derived.contains_key(&file) {
             differences.push(Difference::StaleDerivedFile { file });
         }
     }
-    for (test, file, _) in not_generated(&plan.definition) {
+    for (test, file, _) in not_generated(&intended.definition) {
         differences.push(Difference::NotGenerated { test, file });
     }
     Ok(differences)
 }
 
 /// Loads the suite, derives every derived solution, validates, and asks the reference.
-fn plan(dir: &Path) -> Result<Plan, RegenError> {
+fn intended(dir: &Path) -> Result<Intended, RegenError> {
     let mut definition = suite::load_definition(dir)?;
     let disk_digests = definition.tests().map(|t| (t.id.clone(), t.input_digest.clone())).collect();
     let on_disk = definition.tests().filter(|t| t.derive.is_some()).map(|t| (t.id.clone(), t.input.clone())).collect();
@@ -250,7 +251,7 @@ fn plan(dir: &Path) -> Result<Plan, RegenError> {
             StoredAnswer { answer: answer.answer, nodes: answer.nodes, input_digest: test.input_digest.clone() };
         expected.tests.insert(test.id.clone(), stored);
     }
-    Ok(Plan { definition, derived, on_disk, disk_digests, expected, tests })
+    Ok(Intended { definition, derived, on_disk, disk_digests, expected, tests })
 }
 
 fn summary(test: &TestDefinition, answer: &str, nodes: u64) -> TestSummary {

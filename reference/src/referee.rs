@@ -213,7 +213,15 @@ pub trait Referee: Send + Sync {
 
     /// The rows of the handout's check table that a harness can fill, from each part's results
     /// and whether the submission built.
-    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow>;
+    ///
+    /// By default the course's handouts' table: a row per part, then whether `build.sh` is
+    /// included and working.
+    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow> {
+        let mut rows = part_rows(parts);
+        let working = if built { "yes" } else { "no" };
+        rows.push(CheckTableRow { task: "build.sh script included and working".into(), done: working.into() });
+        rows
+    }
 }
 
 /// The first line of `output`, without its line terminator (`\n`, or `\r\n`).

@@ -9,8 +9,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    first_line_text, judge_true_false, part_rows, quote, CheckTableRow, DeriveError, Expected, GeneratedInstance,
-    Instance, Judgement, PartTally, Referee, RefereeError, TaskSpec,
+    first_line_text, judge_true_false, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
+    RefereeError, TaskSpec,
 };
 
 use super::check::{check, check_moves, Finding};
@@ -246,19 +246,12 @@ impl Referee for BlackHoleReferee {
         let call = name.call();
         Some(GeneratedInstance { command: format!("bhref {call}"), call, text: name.text() })
     }
-
-    /// The handout's table: a row per part, then whether `build.sh` is included and working.
-    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow> {
-        let mut rows = part_rows(parts);
-        let working = if built { "yes" } else { "no" };
-        rows.push(CheckTableRow { task: "build.sh script included and working".into(), done: working.into() });
-        rows
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::referee::PartTally;
 
     const PUZZLE: &str = "13 4 2\n1\n3 2 -1\n4 -1\n";
 

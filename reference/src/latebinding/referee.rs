@@ -19,8 +19,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    first_line_text, judge_true_false, part_rows, quote, CheckTableRow, DeriveError, Expected, GeneratedInstance,
-    Instance, Judgement, PartTally, Referee, RefereeError, TaskSpec,
+    first_line_text, judge_true_false, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
+    RefereeError, TaskSpec,
 };
 
 use super::check::check;
@@ -183,19 +183,12 @@ impl Referee for LateBindingReferee {
         let call = name.call();
         Some(GeneratedInstance { command: format!("bhref --game latebinding {call}"), call, text: name.text() })
     }
-
-    /// As Black Hole's handout: a row per part, then whether `build.sh` is included and working.
-    fn check_table(&self, parts: &[PartTally<'_>], built: bool) -> Vec<CheckTableRow> {
-        let mut rows = part_rows(parts);
-        let working = if built { "yes" } else { "no" };
-        rows.push(CheckTableRow { task: "build.sh script included and working".into(), done: working.into() });
-        rows
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::referee::PartTally;
 
     const EXAMPLE: &str = "3 2 4\n1 4 2 5\n";
     const NO_PLAIN: &str = "3 2 2\n1 5\n";
