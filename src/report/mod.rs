@@ -2,6 +2,7 @@
 //! turns events into one kind of output (progress on the terminal, files in the output folder,
 //! a report on standard output), so a new format touches only its reporter.
 
+mod html;
 pub mod markdown;
 pub mod model;
 pub mod text;
@@ -140,7 +141,8 @@ impl Reporter for Files {
             }
             Event::Finished(class) => {
                 self.write("summary.md", markdown::summary(class)?.as_bytes())?;
-                self.write("grades.csv", markdown::grades_csv(class).as_bytes())
+                self.write("grades.csv", markdown::grades_csv(class).as_bytes())?;
+                self.write("index.html", html::class_page(class)?.as_bytes())
             }
         }
     }

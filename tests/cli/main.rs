@@ -3,6 +3,7 @@
 
 mod errors;
 mod hostile;
+mod html;
 mod mark;
 mod scale;
 mod signals;
