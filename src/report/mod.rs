@@ -2,6 +2,7 @@
 //! turns events into one kind of output (progress on the terminal, files in the output folder,
 //! a report on standard output), so a new format touches only its reporter.
 
+mod html;
 pub mod markdown;
 pub mod model;
 pub mod text;
@@ -115,7 +116,8 @@ fn summary_of_verdicts(report: &StudentReport) -> String {
 }
 
 /// Files in the output folder: `STUDENT.md` and `STUDENT.json` as each student finishes,
-/// `summary.md` and `grades.csv` at the end. Every file is written atomically.
+/// `summary.md`, `grades.csv`, the class page `index.html` and the roster `class.json` at the
+/// end (the roster last: it says the marking finished). Every file is written atomically.
 pub struct Files {
     pub dir: PathBuf,
 }
@@ -177,6 +179,7 @@ impl Reporter for Files {
             Event::Finished(class) => {
                 self.write("summary.md", markdown::summary(class)?.as_bytes())?;
                 self.write("grades.csv", markdown::grades_csv(class).as_bytes())?;
+                self.write("index.html", html::class_page(class)?.as_bytes())?;
                 self.set_aside_stale_reports(class)?;
                 let roster = serde_json::to_string_pretty(&class.roster()).expect("rosters serialise");
                 self.write(crate::merge::ROSTER_FILE, roster.as_bytes())

@@ -88,6 +88,11 @@ pub struct TestReport {
     /// For text comparisons (stacscheck trees): a unified diff of expected and actual output.
     #[serde(default)]
     pub diff: String,
+    /// Search nodes the reference needed on this test (a suite's `expected.json`): the test's
+    /// hardness, against which the class page plots each student's CPU time. `None` where
+    /// no reference searched (stacscheck steps, reports written before the field existed).
+    #[serde(default)]
+    pub reference_nodes: Option<u64>,
 }
 
 impl TestReport {
@@ -115,6 +120,7 @@ impl TestReport {
             stderr_tail: String::new(),
             time_runs: Vec::new(),
             diff: String::new(),
+            reference_nodes: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod errors;
 mod hostile;
+mod html;
 mod intake;
 mod mark;
 mod merge;
