@@ -4,6 +4,7 @@
 mod errors;
 mod hostile;
 mod mark;
+mod reports;
 mod scale;
 mod signals;
 mod slurm;
