@@ -38,6 +38,33 @@ summary and a gradebook CSV.",
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    output: Output,
+}
+
+/// How much bhgrade says on the terminal, and in colour or not (every command).
+#[derive(Debug, Args)]
+struct Output {
+    /// Say nothing on standard error but warnings and errors (no progress, no last line); `test`
+    /// prints only its score line.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
+    /// Colour the progress lines: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        default_value = "auto",
+        global = true,
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::PossibleValuesParser::new(["auto", "always", "never"]),
+            |when| match when.as_str() {
+                "always" => report::ColorChoice::Always,
+                "never" => report::ColorChoice::Never,
+                _ => report::ColorChoice::Auto,
+            },
+        )
+    )]
+    color: report::ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -160,6 +187,18 @@ struct TestArgs {
     /// Run the hidden tests too (for markers checking one submission).
     #[arg(long)]
     all: bool,
+    /// Run only this test (its id, e.g. part1/valid-handout, or its name after the part).
+    #[arg(long, value_name = "TEST")]
+    only: Option<String>,
+    /// Write Gradescope's autograder results (results.json) to FILE.
+    #[arg(long, value_name = "FILE")]
+    gradescope: Option<PathBuf>,
+    /// Write the results as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write PrairieLearn's external-grader results JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    prairielearn: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -228,9 +267,10 @@ impl CliError {
 
 /// Runs a parsed command line, returning the exit status on success.
 pub fn run(cli: Cli) -> Result<u8, CliError> {
+    let output = cli.output;
     match cli.command {
-        Command::Mark(args) => mark(args),
-        Command::Test(args) => test(args),
+        Command::Mark(args) => mark(args, &output),
+        Command::Test(args) => test(args, &output),
         Command::Merge(args) => merge(args),
         Command::Stacscheck(args) => stacscheck(args),
         Command::Regen(args) => regen(args),
@@ -240,8 +280,27 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
 
 fn load_suite(dir: &Path) -> Result<Suite, CliError> {
     let dir = bundled(dir);
-    let definition = suite::load_definition(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
-    definition.verify().map_err(|e| CliError::BadInput(e.to_string()))
+    let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
+    definition.verify().map_err(|e| suite_error(&dir, e))
+}
+
+/// A suite's error as bad input that says it is the suite's: an error naming a file of the suite
+/// says so by its path; one naming only a test gets the suite's folder in front.
+fn suite_error(dir: &Path, error: suite::SuiteError) -> CliError {
+    use suite::SuiteError;
+    match error {
+        SuiteError::Read { .. }
+        | SuiteError::Yaml { .. }
+        | SuiteError::Invalid { .. }
+        | SuiteError::ExpectedFile { .. } => CliError::BadInput(error.to_string()),
+        SuiteError::ExpectedMissing { .. }
+        | SuiteError::ExpectedStale { .. }
+        | SuiteError::ExpectedMismatch { .. }
+        | SuiteError::Reference { .. }
+        | SuiteError::DerivedMissing { .. }
+        | SuiteError::Derive { .. }
+        | SuiteError::Duplicate { .. } => CliError::BadInput(format!("suite {}: {error}", dir.display())),
+    }
 }
 
 /// A bundled default path, found from the current folder or, failing that, the source tree.
@@ -255,7 +314,8 @@ fn bundled(path: &Path) -> PathBuf {
 
 /// The launch settings of a suite, for runs that are not the suite's tests (stacscheck steps).
 fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
-    let definition = suite::load_definition(&bundled(dir)).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let dir = bundled(dir);
+    let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
     Ok(definition.launch)
 }
 
@@ -299,7 +359,7 @@ fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(Scratc
     Ok((scratch, sandbox))
 }
 
-fn mark(args: MarkArgs) -> Result<u8, CliError> {
+fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     let suite = match args.stacscheck {
         Some(_) => None,
         None => Some(load_suite(&args.common.suite)?),
@@ -310,7 +370,9 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
         (None, None) => unreachable!("a suite is loaded when no tree is given"),
     };
     let dir = bundled(&args.submissions);
-    let intake = build::intake(&dir).map_err(|e| CliError::BadInput(format!("{}: {e}", dir.display())))?;
+    usable_out(&args.out)?;
+    // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
+    let intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
     for ignored in &intake.ignored {
         eprintln!("ignored: {} ({})", ignored.path.display(), ignored.why);
     }
@@ -318,6 +380,7 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
         eprintln!("note: {} is marked as {}: {}", renamed.path.display(), renamed.name, renamed.why);
     }
     let mut submissions = intake.submissions;
+    one_submission_given(&dir, &plan.build.srcdir, &submissions)?;
     if submissions.is_empty() {
         return Err(CliError::BadInput(format!("{}: no submissions found", dir.display())));
     }
@@ -335,10 +398,13 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
         })?),
         stop: stop_on_interrupt(),
     };
-    let mut progress = report::Progress::new();
+    let mut progress = report::Progress::new(output.color, Some(args.out.clone()));
     let mut rejudge = report::Rejudge { dir: args.out.clone() };
-    let mut files = report::Files { dir: args.out.clone() };
-    let mut reporters: [&mut dyn Reporter; 3] = [&mut progress, &mut rejudge, &mut files];
+    let mut files = report::Files::new(args.out.clone());
+    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut rejudge, &mut files];
+    if !output.quiet {
+        reporters.insert(0, &mut progress);
+    }
     let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
     if !class.incomplete.is_empty() {
@@ -354,7 +420,7 @@ fn mark(args: MarkArgs) -> Result<u8, CliError> {
     Ok(0)
 }
 
-fn test(args: TestArgs) -> Result<u8, CliError> {
+fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
     let mut suite = load_suite(&args.common.suite)?;
     if let Some(part) = &args.part {
         if !suite.parts.iter().any(|p| &p.id == part) {
@@ -362,11 +428,26 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
             return Err(CliError::BadInput(format!("no part `{part}` in the suite; it has: {}", known.join(", "))));
         }
     }
-    suite.restrict(!args.all, args.part.as_deref());
+    let only = args.only.as_deref().map(|wanted| find_test(&suite, wanted, args.all)).transpose()?;
+    let left_out = select(&mut suite, |test| {
+        let wanted = match (&only, args.part.as_deref()) {
+            (Some(id), _) => test.def.id == *id,
+            (None, Some(part)) => test.def.id.starts_with(&format!("{part}/")),
+            (None, None) => true,
+        };
+        wanted && (test.def.visible || args.all || only.is_some())
+    });
     let path = args
         .submission
         .canonicalize()
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
+    if !path.is_dir() {
+        return Err(CliError::BadInput(format!(
+            "{}: not a folder; `bhgrade test` takes a submission's folder (the one holding `{}/`)",
+            args.submission.display(),
+            suite.srcdir
+        )));
+    }
     let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
     let submissions = [Submission { name, path }];
     let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
@@ -376,15 +457,117 @@ fn test(args: TestArgs) -> Result<u8, CliError> {
         store: None,
         stop: stop_on_interrupt(),
     };
-    let mut terminal = report::Terminal;
-    let mut files = args.out.map(|dir| report::Files { dir });
-    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
+    let left_out = (left_out.hidden_tests + left_out.other_tests > 0).then_some(left_out);
+    let mut terminal = report::Terminal { left_out: left_out.clone(), quiet: output.quiet };
+    let mut files = args.out.clone().map(|dir| report::Files { left_out, ..report::Files::new(dir) });
+    let mut progress = report::Progress::new(output.color, args.out.clone());
+    let mut exports =
+        report::Exports { gradescope: args.gradescope, junit: args.junit, prairielearn: args.prairielearn };
+    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal, &mut exports];
+    if !output.quiet {
+        reporters.push(&mut progress);
+    }
     if let Some(files) = files.as_mut() {
         reporters.push(files);
     }
     let class = pipeline::mark(&plan::from_suite(&suite), &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
+    not_a_submission(&class, &args.submission)?;
     one_submission_status(&class)
+}
+
+/// The id of the test `wanted` names (its id, or its name after the part when that is unique),
+/// or an error naming the tests there are (the visible ones, unless `all`).
+fn find_test(suite: &Suite, wanted: &str, all: bool) -> Result<String, CliError> {
+    let matches: Vec<&str> = suite
+        .tests()
+        .map(|t| t.def.id.as_str())
+        .filter(|id| *id == wanted || id.split_once('/').is_some_and(|(_, name)| name == wanted))
+        .collect();
+    match matches.as_slice() {
+        [id] => Ok(id.to_string()),
+        [] => {
+            let known: Vec<&str> = suite.tests().filter(|t| all || t.def.visible).map(|t| t.def.id.as_str()).collect();
+            Err(CliError::BadInput(format!("no test `{wanted}` in the suite; its tests are: {}", known.join(", "))))
+        }
+        several => Err(CliError::BadInput(format!(
+            "`{wanted}` names {} tests ({}); give the whole id",
+            several.len(),
+            several.join(", ")
+        ))),
+    }
+}
+
+/// Keeps the tests `keep` says, each worth exactly what it is worth in the whole suite (its
+/// share of its part, in the exact units of [`bhgrade::score`]), so `bhgrade test` shows the
+/// marks the tests it ran earn out of what they are worth, never a rescaled total. Returns
+/// what was left out: hidden tests, and visible ones not asked for.
+fn select(suite: &mut Suite, keep: impl Fn(&suite::Test) -> bool) -> report::LeftOut {
+    use bhgrade::score::{apportion, from_units, to_units};
+    let (mut hidden_units, mut other_units) = (0, 0);
+    let mut left_out = report::LeftOut::default();
+    for part in &mut suite.parts {
+        let weights: Vec<f64> = part.tests.iter().map(|t| t.def.weight).collect();
+        let maxima = apportion(to_units(part.weight), &weights);
+        let mut kept_units = 0;
+        for (mut test, max) in std::mem::take(&mut part.tests).into_iter().zip(maxima) {
+            if keep(&test) {
+                test.def.weight = from_units(max);
+                kept_units += max;
+                part.tests.push(test);
+            } else if test.def.visible {
+                left_out.other_tests += 1;
+                other_units += max;
+            } else {
+                left_out.hidden_tests += 1;
+                hidden_units += max;
+            }
+        }
+        part.weight = from_units(kept_units);
+    }
+    suite.parts.retain(|p| !p.tests.is_empty());
+    left_out.hidden_marks = from_units(hidden_units);
+    left_out.other_marks = from_units(other_units);
+    left_out
+}
+
+/// Refuses (bad input, status 2) a "submission" in which no build script was found: what was
+/// given is not a submission folder, and its all-`not run` report says nothing about code.
+fn not_a_submission(class: &ClassReport, given: &Path) -> Result<(), CliError> {
+    let none = class.students.iter().find(|s| s.build.verdict == build::BuildVerdict::NoBuildScript);
+    match none {
+        Some(student) => Err(CliError::BadInput(format!(
+            "{}: not a submission: {}",
+            given.display(),
+            student.build.detail.trim_end_matches('.')
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses an output folder that cannot be one (a file, or a folder that cannot be made) before
+/// anything is marked: finding out after the first student would waste the work and look like
+/// the harness's failure.
+fn usable_out(out: &Path) -> Result<(), CliError> {
+    if out.exists() && !out.is_dir() {
+        return Err(CliError::BadInput(format!("--out {}: exists and is not a folder", out.display())));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| CliError::BadInput(format!("--out {}: cannot make the folder: {e}", out.display())))
+}
+
+/// Refuses one submission's own folder given to `mark` (which would mark its `src/` as a student
+/// called `src`), with a hint: `mark` takes the folder holding one entry per student.
+fn one_submission_given(dir: &Path, srcdir: &str, found: &[Submission]) -> Result<(), CliError> {
+    if found.iter().any(|s| s.name == srcdir) {
+        return Err(CliError::BadInput(format!(
+            "{}: this looks like one submission (it has `{srcdir}/`), not a folder of submissions; \
+             give the folder holding one entry per student, or check one submission with `bhgrade test {}`",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The exit status of checking one submission: 3 if the harness failed on it, 128 + the signal
@@ -482,8 +665,8 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         store: None,
         stop: stop_on_interrupt(),
     };
-    let mut terminal = report::Terminal;
-    let mut files = args.out.map(|dir| report::Files { dir });
+    let mut terminal = report::Terminal::default();
+    let mut files = args.out.map(report::Files::new);
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
     if let Some(files) = files.as_mut() {
         reporters.push(files);
@@ -495,7 +678,7 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
 
 fn merge(args: MergeArgs) -> Result<u8, CliError> {
     let class = bhgrade::merge::merge(&args.dirs).map_err(|e| CliError::BadInput(e.to_string()))?;
-    let mut files = report::Files { dir: args.out.clone() };
+    let mut files = report::Files::new(args.out.clone());
     for student in &class.students {
         files
             .event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })

@@ -1,15 +1,37 @@
 //! Small file-system helpers shared by the stages that write files.
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// Writes `bytes` to `path` so that a reader never sees a half-written file: write a sibling
 /// temporary file, flush it, then rename it over the target.
+///
+/// The file gets the mode an ordinary new file gets (0666 less the umask: 0644 under the usual
+/// umask 0022), not the 0600 of a temporary file, so a teaching assistant on a shared file system
+/// can read the reports; a marker who wants them private sets `umask 077`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
+    let mut file = tempfile::Builder::new().permissions(std::fs::Permissions::from_mode(0o666)).tempfile_in(dir)?;
     file.write_all(bytes)?;
     file.as_file().sync_all()?;
     file.persist(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_file_has_the_mode_of_a_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.md");
+        // SAFETY: umask(2) only sets this process's file-creation mask, and returns the old one.
+        let old = unsafe { libc::umask(0o022) };
+        write_atomically(&path, b"text").unwrap();
+        unsafe { libc::umask(old) };
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
+    }
 }

@@ -160,10 +160,12 @@ pub fn part_rows(parts: &[PartTally<'_>]) -> Vec<CheckTableRow> {
         .iter()
         .map(|part| {
             let all = part.passed == part.total;
-            CheckTableRow {
-                task: format!("{}: Provided tests passed", part.title),
-                done: format!("{} ({} of {})", if all { "yes" } else { "no" }, part.passed, part.total),
-            }
+            // The provided tests are the visible ones; a part may have none.
+            let done = match part.total {
+                0 => "no provided tests".to_string(),
+                total => format!("{} ({} of {total})", if all { "yes" } else { "no" }, part.passed),
+            };
+            CheckTableRow { task: format!("{}: Provided tests passed", part.title), done }
         })
         .collect()
 }

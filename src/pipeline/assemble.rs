@@ -91,8 +91,8 @@ pub fn student_report(
                 &mut reports[t],
                 TestReport::new(String::new(), String::new(), String::new(), Verdict::NotRun),
             );
-            report.score = score::round(earned);
-            report.max_score = score::round(max);
+            report.score = earned;
+            report.max_score = max;
             tests.push(report);
         }
         parts.push(PartReport {
@@ -104,9 +104,14 @@ pub fn student_report(
             tests,
         });
     }
+    // The check table's "provided tests" are the ones students were given: the visible ones.
     let tallies: Vec<PartTally> = parts
         .iter()
-        .map(|p| PartTally { id: p.id.clone(), title: p.title.clone(), passed: p.passed, total: p.tests.len() })
+        .map(|p| {
+            let visible = p.tests.iter().filter(|t| t.visible);
+            let passed = visible.clone().filter(|t| t.verdict == Verdict::Accepted).count();
+            PartTally { id: p.id.clone(), title: p.title.clone(), passed, total: visible.count() }
+        })
         .collect();
     let check_table = (plan.check_table)(&tallies, build_section.verdict == BuildVerdict::Ok);
     StudentReport {
@@ -114,7 +119,7 @@ pub fn student_report(
         suite: plan.name.clone(),
         suite_title: plan.title.clone(),
         suite_digest: plan.digest(),
-        score: score::round(parts.iter().map(|p| p.score).sum()),
+        score: score::sum(parts.iter().map(|p| p.score)),
         max_score: plan.max_score(),
         build: build_section,
         parts,
@@ -153,6 +158,11 @@ fn test_report(
         explanation,
         diff,
         command: sandbox::describe(command),
+        // A suite's test says how to reproduce it from the submission; a tree's step does not.
+        reproduce: match plan.tests[index].blank.reproduce.is_empty() {
+            true => sandbox::describe(command),
+            false => plan.tests[index].blank.reproduce.clone(),
+        },
         time_runs: attempts.to_vec(),
         ..with_verdict(&plan.tests[index].blank, verdict)
     };
@@ -160,7 +170,11 @@ fn test_report(
         report.wall_ms = run.wall.as_millis() as u64;
         report.cpu_ms = run.cpu.as_millis() as u64;
         report.peak_rss_kb = run.peak_rss_kb;
-        report.first_line = text::visible_line(verdict::first_line(&run.stdout));
+        report.ran = true;
+        report.first_line = match run.stdout.is_empty() {
+            true => text::NOTHING_PRINTED.to_string(),
+            false => text::visible_line(verdict::first_line(&run.stdout)),
+        };
         report.stderr_tail = text::tail(&run.stderr, 15, 4096);
     }
     report

@@ -124,6 +124,10 @@ fn blank_report(suite: &Suite, test: &Test) -> TestReport {
     TestReport {
         instance_label: "Puzzle".into(),
         visible: test.def.visible,
+        reproduce: reproduce(suite, test, puzzle),
+        // Only a visible test's puzzle may be shown; a hidden one is left out of the report
+        // itself, so no report made from it can leak it.
+        instance_text: test.def.visible.then(|| text::shorten_lines(&test.def.puzzle_text, 20, 1200)),
         expected: test.expected.answer.clone(),
         expected_detail: text::shorten(&test.expected.detail, 300),
         input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
@@ -134,5 +138,28 @@ fn blank_report(suite: &Suite, test: &Test) -> TestReport {
             puzzle.display().to_string(),
             crate::verdict::Verdict::NotRun,
         )
+    }
+}
+
+/// The test's run as a student can paste it into a shell in the submission's `src/`: the
+/// launch environment and command, the instance under `"$SUITE"` (the suite's folder, wherever
+/// the student keeps it) and the whole candidate input piped in by `printf`, byte for byte.
+fn reproduce(suite: &Suite, test: &Test, puzzle: &std::path::Path) -> String {
+    let quote = |word: &str| crate::sandbox::shell_quote(std::ffi::OsStr::new(word));
+    let env = suite.launch.env_for(&test.def.limits);
+    let mut words: Vec<String> = env.iter().map(|(name, value)| format!("{name}={}", quote(value))).collect();
+    words.extend(suite.launch.command.iter().map(|word| quote(word)));
+    words.push(quote(test.def.task.command));
+    words.push(format!("\"$SUITE\"/{}", quote(&puzzle.display().to_string())));
+    let command = words.join(" ");
+    let quoted = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
+    match &test.def.input {
+        // `printf` prints the input byte for byte: one final newline as `\n` (how most inputs
+        // end), anything else inside the quotes, newlines and all.
+        Some(input) => match input.strip_suffix('\n').filter(|body| !body.ends_with(['\n', '\r'])) {
+            Some(body) => format!("printf '%s\\n' {} | {command}", quoted(body)),
+            None => format!("printf '%s' {} | {command}", quoted(input)),
+        },
+        None => command,
     }
 }

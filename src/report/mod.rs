@@ -2,6 +2,8 @@
 //! turns events into one kind of output (progress on the terminal, files in the output folder,
 //! a report on standard output), so a new format touches only its reporter.
 
+pub mod export;
+pub mod feedback;
 mod html;
 pub mod markdown;
 pub mod model;
@@ -12,6 +14,7 @@ use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+pub use markdown::LeftOut;
 pub use model::{ClassReport, StudentReport};
 
 use crate::fsutil::write_atomically;
@@ -41,20 +44,67 @@ pub enum ReportError {
     Render(#[from] minijinja::Error),
 }
 
-/// Progress on standard error: a bar on a terminal, a plain line per student otherwise.
-pub struct Progress {
-    bar: Option<ProgressBar>,
+/// Whether output may be coloured: `--color auto|always|never`; `auto` colours a terminal
+/// unless `NO_COLOR` is set to anything (<https://no-color.org>).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
-impl Progress {
-    pub fn new() -> Self {
-        Progress { bar: None }
+impl ColorChoice {
+    /// Whether to colour what goes to standard error.
+    pub fn for_stderr(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
     }
 }
 
-impl Default for Progress {
-    fn default() -> Self {
-        Self::new()
+/// Progress on standard error: a bar with an ETA on a terminal, a plain line per student ending
+/// `[k/N, about T left]` otherwise, and a last line saying where the reports are and how long it took.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    color: bool,
+    /// Where the reports go, for the last line (none when nothing is written).
+    out: Option<PathBuf>,
+    started: std::time::Instant,
+    total: usize,
+    done: usize,
+}
+
+impl Progress {
+    /// Progress for a marking whose reports go to `out`, coloured or not.
+    pub fn new(color: ColorChoice, out: Option<PathBuf>) -> Self {
+        Progress { bar: None, color: color.for_stderr(), out, started: std::time::Instant::now(), total: 0, done: 0 }
+    }
+
+    /// `text` in the colour of a score (green: full marks, red: none, yellow: some).
+    fn paint(&self, text: String, score: f64, max: f64) -> String {
+        if !self.color {
+            return text;
+        }
+        let code = match crate::score::to_units(score) {
+            0 => 31,
+            s if s >= crate::score::to_units(max) => 32,
+            _ => 33,
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// A duration as people read it: `42 s`, `3 min 5 s`, `1 h 2 min`.
+pub fn human_duration(duration: std::time::Duration) -> String {
+    let secs = duration.as_secs();
+    match secs {
+        0..60 => format!("{:.1} s", duration.as_secs_f64()),
+        60..3600 => format!("{} min {} s", secs / 60, secs % 60),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
     }
 }
 
@@ -62,44 +112,64 @@ impl Reporter for Progress {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
             Event::Started { submissions, .. } => {
+                self.started = std::time::Instant::now();
+                self.total = *submissions;
                 if std::io::stderr().is_terminal() {
                     let bar = ProgressBar::new(*submissions as u64);
-                    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} submissions {elapsed} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_bar());
+                    let style = ProgressStyle::with_template(
+                        "{bar:40} {pos}/{len} submissions, {elapsed} so far, about {eta} left {msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
                     bar.set_style(style);
                     self.bar = Some(bar);
                 }
             }
             Event::StudentDone { report, reused_runs } => {
+                self.done += 1;
                 let reused = match reused_runs {
                     0 => String::new(),
-                    n => format!(" [{n} stored result(s) reused]"),
+                    n => format!(" [{} reused]", text::count(*n, "stored result")),
                 };
-                let line = format!(
-                    "{}: {} / {} ({}){reused}",
-                    report.student,
+                let marks = self.paint(
+                    format!("{} / {}", crate::score::format(report.score), crate::score::format(report.max_score)),
                     report.score,
                     report.max_score,
-                    summary_of_verdicts(report)
                 );
+                let line = format!("{}: {marks} ({}){reused}", report.student, summary_of_verdicts(report));
                 match &self.bar {
                     Some(bar) => {
                         bar.println(line);
                         bar.inc(1);
                     }
-                    None => eprintln!("{line}"),
+                    None => {
+                        // Not a terminal (a log, CI): a plain line per student with the ETA.
+                        let elapsed = self.started.elapsed();
+                        let left = self.total.saturating_sub(self.done);
+                        let eta = elapsed.mul_f64(left as f64 / self.done as f64);
+                        let eta = match left {
+                            0 => String::new(),
+                            _ => format!(", about {} left", human_duration(eta)),
+                        };
+                        // The name first, so a log can be searched by student.
+                        eprintln!("{line} [{}/{}{eta}]", self.done, self.total)
+                    }
                 }
             }
             Event::Finished(class) => {
                 if let Some(bar) = self.bar.take() {
                     bar.finish_and_clear();
                 }
-                eprintln!("marked {} submissions", class.students.len());
                 if !class.incomplete.is_empty() {
                     eprintln!("interrupted: not marked: {}", class.incomplete.join(", "));
                 }
                 for problem in &class.harness_problems {
                     eprintln!("harness problem: {problem}");
+                }
+                let took = human_duration(self.started.elapsed());
+                let marked = text::count(class.students.len(), "submission");
+                match &self.out {
+                    Some(out) => eprintln!("marked {marked} in {took}; reports in {}", out.display()),
+                    None => eprintln!("marked {marked} in {took}"),
                 }
             }
         }
@@ -115,17 +185,28 @@ fn summary_of_verdicts(report: &StudentReport) -> String {
     counts.join(", ")
 }
 
-/// Files in the output folder: `STUDENT.md` and `STUDENT.json` as each student finishes,
-/// `summary.md`, `grades.csv`, the class page `index.html` and the roster `class.json` at the
-/// end (the roster last: it says the marking finished). Every file is written atomically.
+/// Files in the output folder: `STUDENT.md`, `STUDENT.json`, `feedback/STUDENT.md`,
+/// `gradescope/STUDENT.json` and `prairielearn/STUDENT.json` as each student finishes;
+/// `summary.md`, `grades.csv`, `canvas.csv`, `junit.xml`, the class page `index.html` and the
+/// roster `class.json` at the end (the roster last: it says the marking finished). Every file
+/// is written atomically.
 pub struct Files {
     pub dir: PathBuf,
+    /// What the marking left out (`bhgrade test` without `--all`), said in every report.
+    pub left_out: Option<LeftOut>,
 }
 
 impl Files {
+    /// Files in `dir`, of a marking that left nothing out.
+    pub fn new(dir: PathBuf) -> Files {
+        Files { dir, left_out: None }
+    }
+
+    /// Writes `name` (a path relative to the output folder) atomically, making its folder.
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
         let path = self.dir.join(name);
-        std::fs::create_dir_all(&self.dir)
+        let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
+        std::fs::create_dir_all(&parent)
             .and_then(|()| write_atomically(&path, bytes))
             .map_err(|error| ReportError::Write { path, error })
     }
@@ -147,13 +228,21 @@ impl Files {
             .collect();
         let stale_dir = self.dir.join("stale");
         for name in old.students.iter().filter(|name| !current.contains(name.as_str())) {
-            for extension in ["md", "json"] {
-                let from = self.dir.join(format!("{name}.{extension}"));
+            let files = [
+                format!("{name}.md"),
+                format!("{name}.json"),
+                format!("feedback/{name}.md"),
+                format!("gradescope/{name}.json"),
+                format!("prairielearn/{name}.json"),
+            ];
+            for file in files {
+                let from = self.dir.join(&file);
                 if !from.is_file() {
                     continue;
                 }
-                let to = stale_dir.join(format!("{name}.{extension}"));
-                std::fs::create_dir_all(&stale_dir)
+                let to = stale_dir.join(&file);
+                to.parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
                     .and_then(|()| std::fs::rename(&from, &to))
                     .map_err(|error| ReportError::Write { path: to.clone(), error })?;
             }
@@ -172,17 +261,62 @@ impl Reporter for Files {
         match event {
             Event::Started { .. } => Ok(()),
             Event::StudentDone { report, .. } => {
-                self.write(&format!("{}.md", report.student), markdown::student(report)?.as_bytes())?;
+                let left_out = self.left_out.as_ref();
+                self.write(&format!("{}.md", report.student), markdown::student(report, left_out)?.as_bytes())?;
                 let json = serde_json::to_string_pretty(report.as_ref()).expect("reports serialise");
-                self.write(&format!("{}.json", report.student), json.as_bytes())
+                self.write(&format!("{}.json", report.student), json.as_bytes())?;
+                let feedback = feedback::student(report, left_out)?;
+                self.write(&format!("feedback/{}.md", report.student), feedback.as_bytes())?;
+                let gradescope = export::gradescope::to_json(report);
+                self.write(&format!("gradescope/{}.json", report.student), gradescope.as_bytes())?;
+                let prairielearn = export::prairielearn::to_json(report);
+                self.write(&format!("prairielearn/{}.json", report.student), prairielearn.as_bytes())
             }
             Event::Finished(class) => {
                 self.write("summary.md", markdown::summary(class)?.as_bytes())?;
                 self.write("grades.csv", markdown::grades_csv(class).as_bytes())?;
+                self.write("canvas.csv", export::canvas::gradebook(class).as_bytes())?;
+                self.write("junit.xml", export::junit::xml(class).as_bytes())?;
                 self.write("index.html", html::class_page(class)?.as_bytes())?;
                 self.set_aside_stale_reports(class)?;
                 let roster = serde_json::to_string_pretty(&class.roster()).expect("rosters serialise");
                 self.write(crate::merge::ROSTER_FILE, roster.as_bytes())
+            }
+        }
+    }
+}
+
+/// The export files `bhgrade test` was asked for (`--gradescope`, `--junit`, `--prairielearn`),
+/// written once the submission is marked.
+#[derive(Default)]
+pub struct Exports {
+    pub gradescope: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub prairielearn: Option<PathBuf>,
+}
+
+impl Exports {
+    fn write(path: &std::path::Path, text: &str) -> Result<(), ReportError> {
+        write_atomically(path, text.as_bytes()).map_err(|error| ReportError::Write { path: path.to_path_buf(), error })
+    }
+}
+
+impl Reporter for Exports {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError> {
+        match event {
+            Event::Started { .. } | Event::StudentDone { .. } => Ok(()),
+            Event::Finished(class) => {
+                // One submission: its results are the files (nothing, if marking was stopped).
+                if let (Some(path), Some(student)) = (&self.gradescope, class.students.first()) {
+                    Self::write(path, &export::gradescope::to_json(student))?;
+                }
+                if let (Some(path), Some(student)) = (&self.prairielearn, class.students.first()) {
+                    Self::write(path, &export::prairielearn::to_json(student))?;
+                }
+                if let Some(path) = &self.junit {
+                    Self::write(path, &export::junit::xml(class))?;
+                }
+                Ok(())
             }
         }
     }
@@ -218,15 +352,29 @@ impl Reporter for Rejudge {
     }
 }
 
-/// A student's markdown report on standard output (what `bhgrade test` shows).
-pub struct Terminal;
+/// A student's markdown report on standard output (what `bhgrade test` shows); with `quiet`,
+/// only its score line.
+#[derive(Default)]
+pub struct Terminal {
+    /// What the marking left out (`bhgrade test` without `--all`), said in the report.
+    pub left_out: Option<LeftOut>,
+    pub quiet: bool,
+}
 
 impl Reporter for Terminal {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
             Event::Started { .. } | Event::Finished(_) => Ok(()),
             Event::StudentDone { report, .. } => {
-                let text = markdown::student(report)?;
+                let text = match self.quiet {
+                    true => format!(
+                        "{}: {} / {}\n",
+                        report.student,
+                        crate::score::format(report.score),
+                        crate::score::format(report.max_score)
+                    ),
+                    false => markdown::student(report, self.left_out.as_ref())?,
+                };
                 let mut out = std::io::stdout().lock();
                 out.write_all(text.as_bytes())
                     .and_then(|()| out.flush())

@@ -70,8 +70,18 @@ pub struct TestReport {
     pub peak_rss_kb: u64,
     pub score: f64,
     pub max_score: f64,
-    /// The command line as run (for failing tests, to reproduce it).
+    /// The command line as run, in the marker's private copy (the marker's record).
     pub command: String,
+    /// The same run as a student can paste it in a shell in the submission's source folder
+    /// (`src/`): the input piped in, the instance under `$SUITE`, the suite's folder.
+    #[serde(default)]
+    pub reproduce: String,
+    /// The instance file's text, shortened (visible tests only: hidden instances stay hidden).
+    #[serde(default)]
+    pub instance_text: Option<String>,
+    /// Whether the program ran for this test (else its times and memory mean nothing).
+    #[serde(default)]
+    pub ran: bool,
     /// The reference's answer (`true`, `false`, `1`, `0`) and how it knows.
     pub expected: String,
     pub expected_detail: String,
@@ -113,6 +123,9 @@ impl TestReport {
             score: 0.0,
             max_score: 0.0,
             command: String::new(),
+            reproduce: String::new(),
+            instance_text: None,
+            ran: false,
             expected: String::new(),
             expected_detail: String::new(),
             input: None,

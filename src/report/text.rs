@@ -1,5 +1,9 @@
 //! Making program output fit for a report: raw bytes → short, visible, valid text.
 
+/// What a report says for the first line of a program that printed nothing at all (not an
+/// empty line, which is something).
+pub const NOTHING_PRINTED: &str = "(nothing was printed)";
+
 /// How many characters of a first line a report shows.
 const FIRST_LINE_CHARS: usize = 160;
 
@@ -63,6 +67,26 @@ pub fn tail(bytes: &[u8], max_lines: usize, max_bytes: usize) -> String {
     out.replace("```", "'''")
 }
 
+/// Shortens a file's text to its first `max_lines` lines and `max_chars` characters, saying how
+/// much was left out (a puzzle is shown whole when small, its start when large).
+pub fn shorten_lines(text: &str, max_lines: usize, max_chars: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let kept = lines[..lines.len().min(max_lines)].join("\n");
+    let shown = shorten(&kept, max_chars);
+    match lines.len().saturating_sub(max_lines) {
+        0 => shown,
+        more => format!("{shown}\n… ({})", count(more, "more line")),
+    }
+}
+
+/// A count and its noun, singular or plural as the count says: `1 submission`, `2 jobs`.
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// Shortens text to `max_chars` characters, saying how much was left out.
 pub fn shorten(text: &str, max_chars: usize) -> String {
     let count = text.chars().count();
@@ -90,6 +114,12 @@ mod tests {
         let line = vec![b'7'; 1000];
         let shown = visible_line(&line);
         assert!(shown.ends_with("… (840 more characters)`"), "{shown}");
+    }
+
+    #[test]
+    fn files_are_shortened_by_lines() {
+        assert_eq!(shorten_lines("1\n2\n3\n", 2, 100), "1\n2\n… (1 more line)");
+        assert_eq!(shorten_lines("1 2 3\n", 5, 100), "1 2 3");
     }
 
     #[test]

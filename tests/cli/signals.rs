@@ -64,7 +64,7 @@ fn sigterm_stops_marking_like_ctrl_c_and_the_same_command_finishes() {
     let again = mark_command(&class, &out).output().unwrap();
     let text = String::from_utf8_lossy(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("alice:") && l.contains("stored result(s) reused")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("alice:") && l.contains("reused]")), "{text}");
     assert!(text.lines().any(|l| l.starts_with("dave:") && !l.contains("reused")), "{text}");
     let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
     let rows: Vec<&str> = grades.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();

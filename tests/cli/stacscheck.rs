@@ -82,7 +82,10 @@ fn a_class_marked_against_one_part_fails_exactly_the_buggy_checker() {
     broken.insert("build-all".into(), "wrong_answer".into());
     assert_eq!(verdicts(&out, "broken"), broken);
     let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
-    assert_eq!(grades, "student,root,Part1,total\nbroken,0,0,0\ngood,1,2,3\ntrusting,1,1,2\n");
+    assert_eq!(
+        grades,
+        "student,root,Part1,total\nbroken,0.00,0.00,0.00\ngood,1.00,2.00,3.00\ntrusting,1.00,1.00,2.00\n"
+    );
 }
 
 /// A tree of one folder holding `scripts` (name, body) and the fixture's configuration.
@@ -140,8 +143,8 @@ fn marking_a_tree_again_into_the_same_folder_reuses_every_stored_result() {
     let text = String::from_utf8_lossy(&second.stderr);
     // The good submission's build and two progs; the broken one's failed build (its progs
     // are skipped, not run, so nothing of theirs is stored).
-    assert!(text.lines().any(|l| l.starts_with("good:") && l.contains("3 stored result(s) reused")), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("broken:") && l.contains("1 stored result(s) reused")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("good:") && l.contains("[3 stored results reused]")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("broken:") && l.contains("[1 stored result reused]")), "{text}");
     assert_eq!(std::fs::read_to_string(out.join("grades.csv")).unwrap(), first_grades);
 }
 
