@@ -4,12 +4,16 @@
 //! arguments); 3 the harness itself failed (sandbox, I/O, a submission it could not mark); 130
 //! and 143 marking stopped cleanly by SIGINT (Ctrl-C) and SIGTERM.
 
+mod args;
+mod stop;
+
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand};
+pub use args::Cli;
+use args::*;
+use stop::{interrupted_status, stop_on_interrupt};
 
 use bhgrade::build::{self, Submission};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use bhgrade::pipeline::{self, MarkOptions};
 use bhgrade::plan;
@@ -20,232 +24,6 @@ use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
 use bhgrade::store::{ResultStore, StoreError};
 use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
-
-const BUNDLED_SUITE: &str = "suites/cs3105-p1";
-const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "bhgrade",
-    version,
-    about = "Mark Black Hole / Worm Hole submissions with the reference checker and solver as judge",
-    long_about = "bhgrade builds each submission with its own build.sh, runs its CHECK, SOLVE, CHECKWORM and \
-SOLVEWORM commands on every test of a suite under time, memory and output limits, judges every answer \
-with the reference checker and solver, and writes a markdown and JSON report per student, a class \
-summary and a gradebook CSV.",
-    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed;\n130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM: finished results are kept, run the same command again to finish."
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    command: Command,
-    #[command(flatten)]
-    output: Output,
-}
-
-/// How much bhgrade says on the terminal, and in colour or not (every command).
-#[derive(Debug, Args)]
-struct Output {
-    /// Say nothing on standard error but warnings and errors (no progress, no last line); `test`
-    /// prints only its score line.
-    #[arg(long, short = 'q', global = true)]
-    quiet: bool,
-    /// Colour the progress lines: `auto` on a terminal unless NO_COLOR is set.
-    #[arg(
-        long,
-        value_name = "WHEN",
-        default_value = "auto",
-        global = true,
-        value_parser = clap::builder::TypedValueParser::map(
-            clap::builder::PossibleValuesParser::new(["auto", "always", "never"]),
-            |when| match when.as_str() {
-                "always" => report::ColorChoice::Always,
-                "never" => report::ColorChoice::Never,
-                _ => report::ColorChoice::Auto,
-            },
-        )
-    )]
-    color: report::ColorChoice,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Mark every submission in a folder (a folder or .zip/.tar.gz/.tgz per student).
-    #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) with the \
-bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/<student>.md and OUT/<student>.json per student, \
-OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was marked, whatever its marks.")]
-    Mark(MarkArgs),
-    /// Run a suite's visible tests on one submission and print its report (what a student runs).
-    #[command(after_help = "Exit status 0 when every test is accepted, 1 when any is not.")]
-    Test(TestArgs),
-    /// Run a stacscheck test tree on one submission, with bhgrade's limits and containment.
-    #[command(after_help = "Runs the tree's build, test, info and prog scripts as stacscheck does (TESTDIR, \
-SCRATCHDIR, .in on a pipe, its comparison rule), one test per comparison, named by its path in the tree.\n\
-Exit status 0 when every step passed, 1 when any did not.")]
-    Stacscheck(StacscheckArgs),
-    /// Combine the outputs of sharded `mark --shard K/N` runs into one summary and gradebook.
-    #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.")]
-    Merge(MergeArgs),
-    /// Recompute and store every test's expected answer with the reference.
-    Regen(RegenArgs),
-    /// Show which isolation layers this machine offers.
-    Doctor,
-}
-
-#[derive(Debug, Args)]
-struct Common {
-    /// The suite folder (holding suite.yaml and expected.json).
-    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
-    suite: PathBuf,
-    #[command(flatten)]
-    parallel: Parallel,
-    #[command(flatten)]
-    containment: Containment,
-}
-
-/// How many runs at once, and on how many cores each.
-#[derive(Debug, Args)]
-struct Parallel {
-    /// Builds and runs at once, each pinned to its own cores [default: the cores bhgrade may
-    /// use (its affinity mask and any cgroup CPU quota) divided by --cores-per-run].
-    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    jobs: Option<u16>,
-    /// Cores each build and run is pinned to, for its whole process tree.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    cores_per_run: u16,
-}
-
-impl Parallel {
-    fn slots(&self) -> pipeline::Slots {
-        pipeline::Slots::for_machine(self.jobs.map(usize::from), usize::from(self.cores_per_run))
-    }
-}
-
-/// How student code is contained (shared by every command that runs it).
-#[derive(Debug, Args)]
-struct Containment {
-    /// Isolation of student code: `auto` uses every layer this machine offers and warns once per
-    /// missing one; `strict` refuses to mark without all of them; `off` keeps only the limits
-    /// (trusted code only). `bhgrade doctor` shows the layers.
-    #[arg(
-        long,
-        value_name = "MODE",
-        default_value = "auto",
-        value_parser = clap::builder::TypedValueParser::map(
-            clap::builder::PossibleValuesParser::new(["auto", "strict", "off"]),
-            |mode| mode.parse::<bhgrade::sandbox::Isolation>().expect("a listed mode"),
-        )
-    )]
-    isolation: bhgrade::sandbox::Isolation,
-}
-
-#[derive(Debug, Args)]
-struct MarkArgs {
-    /// The folder of submissions, one entry per student.
-    #[arg(value_name = "SUBMISSIONS", default_value = BUNDLED_SUBMISSIONS)]
-    submissions: PathBuf,
-    #[command(flatten)]
-    common: Common,
-    /// Where the reports go (and the stored results that let an interrupted marking resume).
-    #[arg(long, value_name = "DIR", default_value = "reports")]
-    out: PathBuf,
-    /// Redo every build and run, ignoring results stored by an earlier marking into OUT.
-    #[arg(long)]
-    force: bool,
-    /// Mark against a stacscheck test tree (e.g. Tests/ or Tests/Part1) instead of a suite.
-    #[arg(long, value_name = "TESTDIR")]
-    stacscheck: Option<PathBuf>,
-    /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
-    /// class over machines; combine the outputs with `bhgrade merge`.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    shard: Option<(usize, usize)>,
-}
-
-/// `K/N` with 1 <= K <= N.
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
-    let k: usize = k.trim().parse().map_err(|_| format!("`{k}` is not a shard number"))?;
-    let n: usize = n.trim().parse().map_err(|_| format!("`{n}` is not a number of shards"))?;
-    if k == 0 || k > n {
-        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
-    }
-    Ok((k, n))
-}
-
-#[derive(Debug, Args)]
-struct TestArgs {
-    /// The submission folder.
-    #[arg(value_name = "SUBMISSION", default_value = ".")]
-    submission: PathBuf,
-    #[command(flatten)]
-    common: Common,
-    /// Run only this part (its id in the suite, e.g. part1).
-    #[arg(long, value_name = "NAME")]
-    part: Option<String>,
-    /// Also write the markdown report (and JSON) into this folder.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Run the hidden tests too (for markers checking one submission).
-    #[arg(long)]
-    all: bool,
-    /// Run only this test (its id, e.g. part1/valid-handout, or its name after the part).
-    #[arg(long, value_name = "TEST")]
-    only: Option<String>,
-    /// Write Gradescope's autograder results (results.json) to FILE.
-    #[arg(long, value_name = "FILE")]
-    gradescope: Option<PathBuf>,
-    /// Write the results as JUnit XML to FILE.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Write PrairieLearn's external-grader results JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    prairielearn: Option<PathBuf>,
-}
-
-#[derive(Debug, Args)]
-struct StacscheckArgs {
-    /// The tree, or a part of it (its practical.config is found in it or above it).
-    #[arg(value_name = "TESTDIR")]
-    testdir: PathBuf,
-    /// The submission folder.
-    #[arg(value_name = "SUBMISSION", default_value = ".")]
-    submission: PathBuf,
-    /// Also write the markdown report (and JSON) into this folder.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// The suite whose `launch` settings (environment, memory overhead) the steps run with.
-    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
-    suite: PathBuf,
-    #[command(flatten)]
-    parallel: Parallel,
-    #[command(flatten)]
-    containment: Containment,
-}
-
-#[derive(Debug, Args)]
-struct MergeArgs {
-    /// The output folders of the shards.
-    #[arg(value_name = "DIRS", required = true)]
-    dirs: Vec<PathBuf>,
-    /// Where the combined reports go.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
-}
-
-#[derive(Debug, Args)]
-#[command(after_help = "Writes missing instances named after the generator (seed-cards-ranks-suits-piles.txt), \
-the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
-(the reference's search nodes). Files change only when their text does, so a second run changes nothing.\n\n\
-Exit status: 0 done (with --check: up to date); 1 with --check: out of date, each difference named; \
-2 the suite is invalid.")]
-struct RegenArgs {
-    /// The suite folder.
-    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
-    suite: PathBuf,
-    /// Change nothing; list every test whose stored answer, hardness or derived solution differs
-    /// from what the reference now says, or whose inputs changed since regen ran (for CI).
-    #[arg(long)]
-    check: bool,
-}
 
 /// What `main` reports for a failed command.
 #[derive(Debug, thiserror::Error)]
@@ -583,51 +361,6 @@ fn one_submission_status(class: &ClassReport) -> Result<u8, CliError> {
         return Ok(interrupted_status());
     }
     Ok(if all_accepted { 0 } else { 1 })
-}
-
-/// The exit status after a clean stop: 128 + the signal, as shells report a death by it (130 for
-/// Ctrl-C's SIGINT, 143 for SIGTERM), so a script or a scheduler can tell which ended marking.
-fn interrupted_status() -> u8 {
-    match STOPPED_BY.load(Ordering::SeqCst) {
-        0 => 128 + libc::SIGINT as u8,
-        signal => 128 + signal as u8,
-    }
-}
-
-/// Set by the first SIGINT or SIGTERM; a second one of either ends bhgrade at once.
-static STOP: AtomicBool = AtomicBool::new(false);
-/// The signal that set [`STOP`], for the exit status (0 until one arrives).
-static STOPPED_BY: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_stop_signal(signal: libc::c_int) {
-    // Only the first signal names the stop: a SIGTERM after a Ctrl-C is the second signal, not
-    // a different reason.
-    let _ = STOPPED_BY.compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst);
-    STOP.store(true, Ordering::SeqCst);
-    // SAFETY: signal(2) is async-signal-safe; the default action lets an impatient second
-    // Ctrl-C, or a scheduler's SIGTERM after a Ctrl-C, end bhgrade at once.
-    unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_DFL);
-        libc::signal(libc::SIGTERM, libc::SIG_DFL);
-    }
-}
-
-/// Makes Ctrl-C (SIGINT) and SIGTERM (what `timeout`, Slurm and systemd send) stop marking
-/// cleanly: no new work starts, runs in progress end (their processes killed by their limits
-/// at the latest), finished results are kept.
-fn stop_on_interrupt() -> &'static AtomicBool {
-    // SAFETY: the handler only stores to atomics and calls signal(2), all async-signal-safe.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_stop_signal as *const () as libc::sighandler_t;
-        // Both blocked while the handler runs, so two signals at once cannot interleave in it.
-        libc::sigemptyset(&mut action.sa_mask);
-        libc::sigaddset(&mut action.sa_mask, libc::SIGINT);
-        libc::sigaddset(&mut action.sa_mask, libc::SIGTERM);
-        libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
-        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
-    }
-    &STOP
 }
 
 /// The plan of marking against a stacscheck tree: its steps under its own `timeout`, started

@@ -1,0 +1,233 @@
+//! The command line as clap reads it: the commands, their options and their help texts.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use bhgrade::{pipeline, report};
+
+pub const BUNDLED_SUITE: &str = "suites/cs3105-p1";
+pub const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bhgrade",
+    version,
+    about = "Mark Black Hole / Worm Hole submissions with the reference checker and solver as judge",
+    long_about = "bhgrade builds each submission with its own build.sh, runs its CHECK, SOLVE, CHECKWORM and \
+SOLVEWORM commands on every test of a suite under time, memory and output limits, judges every answer \
+with the reference checker and solver, and writes a markdown and JSON report per student, a class \
+summary and a gradebook CSV.",
+    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed;\n130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM: finished results are kept, run the same command again to finish."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// How much bhgrade says on the terminal, and in colour or not (every command).
+#[derive(Debug, Args)]
+pub struct Output {
+    /// Say nothing on standard error but warnings and errors (no progress, no last line); `test`
+    /// prints only its score line.
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+    /// Colour the progress lines: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(
+        long,
+        value_name = "WHEN",
+        default_value = "auto",
+        global = true,
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::PossibleValuesParser::new(["auto", "always", "never"]),
+            |when| match when.as_str() {
+                "always" => report::ColorChoice::Always,
+                "never" => report::ColorChoice::Never,
+                _ => report::ColorChoice::Auto,
+            },
+        )
+    )]
+    pub color: report::ColorChoice,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Mark every submission in a folder (a folder or .zip/.tar.gz/.tgz per student).
+    #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) with the \
+bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/<student>.md and OUT/<student>.json per student, \
+OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was marked, whatever its marks.")]
+    Mark(MarkArgs),
+    /// Run a suite's visible tests on one submission and print its report (what a student runs).
+    #[command(after_help = "Exit status 0 when every test is accepted, 1 when any is not.")]
+    Test(TestArgs),
+    /// Run a stacscheck test tree on one submission, with bhgrade's limits and containment.
+    #[command(after_help = "Runs the tree's build, test, info and prog scripts as stacscheck does (TESTDIR, \
+SCRATCHDIR, .in on a pipe, its comparison rule), one test per comparison, named by its path in the tree.\n\
+Exit status 0 when every step passed, 1 when any did not.")]
+    Stacscheck(StacscheckArgs),
+    /// Combine the outputs of sharded `mark --shard K/N` runs into one summary and gradebook.
+    #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.")]
+    Merge(MergeArgs),
+    /// Recompute and store every test's expected answer with the reference.
+    Regen(RegenArgs),
+    /// Show which isolation layers this machine offers.
+    Doctor,
+}
+
+#[derive(Debug, Args)]
+pub struct Common {
+    /// The suite folder (holding suite.yaml and expected.json).
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    pub suite: PathBuf,
+    #[command(flatten)]
+    pub parallel: Parallel,
+    #[command(flatten)]
+    pub containment: Containment,
+}
+
+/// How many runs at once, and on how many cores each.
+#[derive(Debug, Args)]
+pub struct Parallel {
+    /// Builds and runs at once, each pinned to its own cores [default: the cores bhgrade may
+    /// use (its affinity mask and any cgroup CPU quota) divided by --cores-per-run].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
+    /// Cores each build and run is pinned to, for its whole process tree.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub cores_per_run: u16,
+}
+
+impl Parallel {
+    pub fn slots(&self) -> pipeline::Slots {
+        pipeline::Slots::for_machine(self.jobs.map(usize::from), usize::from(self.cores_per_run))
+    }
+}
+
+/// How student code is contained (shared by every command that runs it).
+#[derive(Debug, Args)]
+pub struct Containment {
+    /// Isolation of student code: `auto` uses every layer this machine offers and warns once per
+    /// missing one; `strict` refuses to mark without all of them; `off` keeps only the limits
+    /// (trusted code only). `bhgrade doctor` shows the layers.
+    #[arg(
+        long,
+        value_name = "MODE",
+        default_value = "auto",
+        value_parser = clap::builder::TypedValueParser::map(
+            clap::builder::PossibleValuesParser::new(["auto", "strict", "off"]),
+            |mode| mode.parse::<bhgrade::sandbox::Isolation>().expect("a listed mode"),
+        )
+    )]
+    pub isolation: bhgrade::sandbox::Isolation,
+}
+
+#[derive(Debug, Args)]
+pub struct MarkArgs {
+    /// The folder of submissions, one entry per student.
+    #[arg(value_name = "SUBMISSIONS", default_value = BUNDLED_SUBMISSIONS)]
+    pub submissions: PathBuf,
+    #[command(flatten)]
+    pub common: Common,
+    /// Where the reports go (and the stored results that let an interrupted marking resume).
+    #[arg(long, value_name = "DIR", default_value = "reports")]
+    pub out: PathBuf,
+    /// Redo every build and run, ignoring results stored by an earlier marking into OUT.
+    #[arg(long)]
+    pub force: bool,
+    /// Mark against a stacscheck test tree (e.g. Tests/ or Tests/Part1) instead of a suite.
+    #[arg(long, value_name = "TESTDIR")]
+    pub stacscheck: Option<PathBuf>,
+    /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
+    /// class over machines; combine the outputs with `bhgrade merge`.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+}
+
+/// `K/N` with 1 <= K <= N.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
+    let k: usize = k.trim().parse().map_err(|_| format!("`{k}` is not a shard number"))?;
+    let n: usize = n.trim().parse().map_err(|_| format!("`{n}` is not a number of shards"))?;
+    if k == 0 || k > n {
+        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
+    }
+    Ok((k, n))
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// The submission folder.
+    #[arg(value_name = "SUBMISSION", default_value = ".")]
+    pub submission: PathBuf,
+    #[command(flatten)]
+    pub common: Common,
+    /// Run only this part (its id in the suite, e.g. part1).
+    #[arg(long, value_name = "NAME")]
+    pub part: Option<String>,
+    /// Also write the markdown report (and JSON) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Run the hidden tests too (for markers checking one submission).
+    #[arg(long)]
+    pub all: bool,
+    /// Run only this test (its id, e.g. part1/valid-handout, or its name after the part).
+    #[arg(long, value_name = "TEST")]
+    pub only: Option<String>,
+    /// Write Gradescope's autograder results (results.json) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub gradescope: Option<PathBuf>,
+    /// Write the results as JUnit XML to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write PrairieLearn's external-grader results JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub prairielearn: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct StacscheckArgs {
+    /// The tree, or a part of it (its practical.config is found in it or above it).
+    #[arg(value_name = "TESTDIR")]
+    pub testdir: PathBuf,
+    /// The submission folder.
+    #[arg(value_name = "SUBMISSION", default_value = ".")]
+    pub submission: PathBuf,
+    /// Also write the markdown report (and JSON) into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The suite whose `launch` settings (environment, memory overhead) the steps run with.
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    pub suite: PathBuf,
+    #[command(flatten)]
+    pub parallel: Parallel,
+    #[command(flatten)]
+    pub containment: Containment,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The output folders of the shards.
+    #[arg(value_name = "DIRS", required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where the combined reports go.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "Writes missing instances named after the generator (seed-cards-ranks-suits-piles.txt), \
+the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
+(the reference's search nodes). Files change only when their text does, so a second run changes nothing.\n\n\
+Exit status: 0 done (with --check: up to date); 1 with --check: out of date, each difference named; \
+2 the suite is invalid.")]
+pub struct RegenArgs {
+    /// The suite folder.
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    pub suite: PathBuf,
+    /// Change nothing; list every test whose stored answer, hardness or derived solution differs
+    /// from what the reference now says, or whose inputs changed since regen ran (for CI).
+    #[arg(long)]
+    pub check: bool,
+}
