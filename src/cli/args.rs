@@ -13,11 +13,13 @@ pub const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
 #[command(
     name = "bhgrade",
     version,
-    about = "Mark Black Hole / Worm Hole submissions with the reference checker and solver as judge",
-    long_about = "bhgrade builds each submission with its own build.sh, runs its CHECK, SOLVE, CHECKWORM and \
-SOLVEWORM commands on every test of a suite under time, memory and output limits, judges every answer \
-with the reference checker and solver, and writes a markdown and JSON report per student, a class \
-summary and a gradebook CSV.",
+    about = "Mark patience-game search practicals (Black Hole / Worm Hole, Late Binding Solitaire) with the \
+reference checker and solver as judge",
+    long_about = "bhgrade builds each submission with its own build.sh, runs the commands its suite's game \
+defines (CHECK, SOLVE, ...) on every test under time, memory and output limits, judges every answer with \
+the game's reference checker and solver, and writes a markdown and JSON report per student, feedback a \
+student can be handed, a class summary, a class page and gradebooks. A suite names its game; a stacscheck \
+test tree can be run instead of a suite.",
     after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed;\n130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM: finished results are kept, run the same command again to finish."
 )]
 pub struct Cli {
@@ -54,7 +56,7 @@ pub struct Output {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Mark every submission in a folder (a folder or .zip/.tar.gz/.tgz per student).
+    /// Mark every submission in a folder (a folder or an archive per student).
     #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) with the \
 bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/<student>.md and OUT/<student>.json per student, \
 OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was marked, whatever its marks.")]
