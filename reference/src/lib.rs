@@ -9,10 +9,13 @@
 //! - [`latebinding`]: Late Binding Solitaire, the 2022 practical, on the same interface: its own
 //!   model, parser, checker, solver, generator, referee and command line
 //!   (`bhref --game latebinding`);
+//! - [`cli`]: the `bhref` binary's command line (`bhref [--game blackhole|latebinding] COMMAND`),
+//!   parsed with clap: Black Hole's commands and what both games' commands share;
 //! - [`rng`]: [`rng::SplitMix64`], the deterministic generator tests and benches draw random
 //!   puzzles from.
 
 pub mod blackhole;
+pub mod cli;
 pub mod games;
 pub mod latebinding;
 pub mod referee;

@@ -1,30 +1,37 @@
-//! `bhref --game latebinding ...`: the reference speaking the 2022 students' contract.
+//! `bhref --game latebinding COMMAND ...`: the reference speaking the 2022 students' contract.
 //!
-//! Input: the arguments after `--game latebinding` (see [`USAGE`]), a layout file (or standard
-//! input) and, for the check commands, a candidate solution from a file or standard input.
-//! Output: the contract's first line (`true`/`false`; a solution `n c1 d1 ...` or `-1`), extra
-//! lines asked for by flags, or a generated layout; `bhref: message` on standard error and exit
-//! status 2 for a bad layout or bad usage, 3 when a solve is undecided within its budget (the
-//! contract's `-1` means "unsolvable", so the reference never prints it as a shrug).
+//! Input: the command line ([`LateBindingCli`], parsed by the layer both games share,
+//! [`crate::cli`]), a layout file (or standard input) and, for the check commands, a candidate
+//! solution from a file or standard input. Output: the contract's first line (`true`/`false`;
+//! a solution `n c1 d1 ...` or `-1`), extra lines asked for by flags, or a generated layout;
+//! `bhref: message` on standard error and exit status 2 for a bad layout or bad usage, 3 when a
+//! solve is undecided within its budget (the contract's `-1` means "unsolvable", so the
+//! reference never prints it as a shrug).
 
-use std::io::{self, Read, Write};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use super::check::check;
 use super::generate::{generate, DEFAULT_PILES, DEFAULT_RANKS, DEFAULT_SUITS};
 use super::model::{format_solution, Layout, Variant};
 use super::parse::{parse_layout, read_integers, MAX_CARDS};
-use super::solve::{solve, Budget, Outcome};
+use super::solve::{solve, Outcome};
+use crate::cli::{
+    bounded_count, check_deck, check_sources, count, emit, emit_text, read_source, report, seed, stats_lines,
+    ContractFlags, Failure, GameArg,
+};
 
-/// The help text of `bhref --game latebinding`.
-pub const USAGE: &str = "\
-usage (Late Binding Solitaire):
-  bhref --game latebinding CHECK LAYOUT [SOLUTION] [--explain]       does the solution solve the layout?
-  bhref --game latebinding GRACECHECK LAYOUT [SOLUTION] [--explain]  the same with grace (or CHECKGRACE)
+const AFTER_HELP: &str = "\
+Commands in full:
+  bhref --game latebinding CHECK LAYOUT [SOLUTION] [--explain]
+  bhref --game latebinding GRACECHECK LAYOUT [SOLUTION] [--explain]
   bhref --game latebinding SOLVE [LAYOUT] [--stats] [--nodes N] [--time-limit SECS]
-  bhref --game latebinding GRACESOLVE [LAYOUT] [...]                 the same with grace (or SOLVEGRACE)
+  bhref --game latebinding GRACESOLVE [LAYOUT] [--stats] [--nodes N] [--time-limit SECS]
   bhref --game latebinding GEN seed [piles=17] [ranks=13] [suits=4]
+  bhref --game latebinding COMMAND --help    a command's arguments and output in full
 
 The check commands read the solution `n c1 d1 ... cn dn` from the file SOLUTION, or from
 standard input when it is not given; LAYOUT may then be `-` (standard input) only if SOLUTION
@@ -32,117 +39,170 @@ is a file. The solve commands read the layout from standard input when LAYOUT is
 The first line of output is exactly what a student's program must print: `true`/`false` for
 checks; a solution or `-1` (no solution exists) for solves. A solve that runs out of its
 budget prints nothing and exits with status 3.
-  --explain          checks: print the checker's finding on the second line
-  --stats            solves: print nodes, time and memo size after the first line
-  --nodes N          solves: give up after N search nodes
-  --time-limit SECS  solves: give up after SECS seconds (decimals allowed)
-";
 
-/// A failure that ends the program with a message on standard error and `status`.
-struct Failure {
-    message: String,
-    status: u8,
+Exit status: 0 when the answer was printed; 2 for a bad layout (its file, line and column are
+named) or bad usage; 3 when a solve ran out of its budget undecided.";
+
+const CHECK_ABOUT: &str = "\
+Prints `true` or `false` on one line, exactly what a student's program must print.
+
+A solution is integers `n c1 d1 ... cn dn`: the number of moves n, then per move the card c to
+move (found by its value in the row) and the position d (from 0, counted in the row as it is
+then) of the pile it goes onto. Reading stops at the first token that is not an integer;
+line breaks do not matter.";
+
+const GRACE: &str = "
+
+With grace, one move per game may put any card onto pile 0, whatever it matches and however
+far away it is.";
+
+const CHECK_AFTER: &str = "\
+Output: `true` or `false`; with --explain a second line, the checker's finding, e.g.
+  false
+  move 2 (card 2 onto 0): card 2 (at position 1) and card 4 share neither rank nor suit
+
+Exit status: 0 when `true` or `false` was printed; 2 for a bad layout (its file, line and
+column are named), an unreadable file, or bad usage.";
+
+const SOLVE_ABOUT: &str = "\
+Prints the answer on one line, exactly what a student's program must print:
+  n c1 d1 ... cn dn  a solution (as CHECK reads it; `0` when one pile is already all there is)
+  -1                 no solution exists
+
+A solve that runs out of --nodes or --time-limit before it knows prints nothing and exits with
+status 3: `-1` would claim there is no solution. Every solution printed has been replayed
+through the checker.";
+
+const SOLVE_AFTER: &str = "\
+Output: the answer; with --stats three more lines, e.g.
+  nodes: 20480
+  time: 0.012 s
+  peak memo: 1024 entries, 65536 bytes
+
+Exit status: 0 when an answer was printed; 2 for a bad layout (its file, line and column are
+named), an unreadable file, or bad usage; 3 when the budget ran out undecided.";
+
+const GEN_ABOUT: &str = "\
+Prints the layout the 2022 starter's `java LBSMain GEN seed piles ranks suits` prints, byte for
+byte (piles first, unlike Black Hole's GEN): `R S P`, then the first P cards of the deck of R*S
+shuffled with java.util.Random(seed), each followed by a space. The header shows P as given,
+even when P > R*S and only R*S cards follow.
+
+A deck the parser would refuse is refused here too rather than allocated: at most 1000000
+cards (R*S).";
+
+const GEN_AFTER: &str = "\
+Exit status: 0 when the layout was printed; 2 for bad usage.";
+
+/// `bhref --game latebinding COMMAND ...`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bhref",
+    version,
+    about = "The reference for Late Binding Solitaire, speaking the 2022 students' command-line contract",
+    override_usage = "bhref --game latebinding COMMAND [ARGS]",
+    after_help = AFTER_HELP,
+    subcommand_required = true
+)]
+pub struct LateBindingCli {
+    #[command(flatten)]
+    pub game: GameArg,
+    #[command(subcommand)]
+    pub command: LateBindingCommand,
 }
 
-fn usage_error(message: impl Into<String>) -> Failure {
-    Failure { message: format!("{}\n\n{USAGE}", message.into()), status: 2 }
+/// Late Binding's commands.
+#[derive(Debug, Subcommand)]
+pub enum LateBindingCommand {
+    /// Does SOLUTION solve LAYOUT? Prints true or false
+    #[command(name = "CHECK", long_about = CHECK_ABOUT, after_help = CHECK_AFTER)]
+    Check(CheckArgs),
+    /// Does SOLUTION solve LAYOUT with grace? Prints true or false
+    #[command(
+        name = "GRACECHECK",
+        visible_alias = "CHECKGRACE",
+        long_about = format!("{CHECK_ABOUT}{GRACE}"),
+        after_help = CHECK_AFTER
+    )]
+    GraceCheck(CheckArgs),
+    /// Solve a layout: prints `n c1 d1 ...` or `-1` (no solution)
+    #[command(name = "SOLVE", long_about = SOLVE_ABOUT, after_help = SOLVE_AFTER)]
+    Solve(SolveArgs),
+    /// Solve a layout with grace: prints `n c1 d1 ...` or `-1` (no solution)
+    #[command(
+        name = "GRACESOLVE",
+        visible_alias = "SOLVEGRACE",
+        long_about = format!("{SOLVE_ABOUT}{GRACE}"),
+        after_help = SOLVE_AFTER
+    )]
+    GraceSolve(SolveArgs),
+    /// Print the 2022 starter's random layout for a seed, byte for byte
+    #[command(name = "GEN", long_about = GEN_ABOUT, after_help = GEN_AFTER)]
+    Gen(GenArgs),
 }
 
-fn error(message: impl Into<String>) -> Failure {
-    Failure { message: message.into(), status: 2 }
+/// The arguments of `CHECK` and `GRACECHECK`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The layout file, or `-` for standard input (then SOLUTION must be a file)
+    #[arg(value_name = "LAYOUT")]
+    pub layout: PathBuf,
+    /// The file holding the solution `n c1 d1 ...`; standard input when not given
+    #[arg(value_name = "SOLUTION")]
+    pub solution: Option<PathBuf>,
+    #[command(flatten)]
+    pub flags: ContractFlags,
 }
 
-#[derive(Default)]
-struct Options {
-    positional: Vec<String>,
-    explain: bool,
-    stats: bool,
-    help: bool,
-    budget: Budget,
+/// The arguments of `SOLVE` and `GRACESOLVE`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The layout file; standard input when not given or `-`
+    #[arg(value_name = "LAYOUT", default_value = "-", hide_default_value = true)]
+    pub layout: PathBuf,
+    #[command(flatten)]
+    pub flags: ContractFlags,
 }
 
-fn parse_options(args: &[String]) -> Result<Options, Failure> {
-    let mut options = Options::default();
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = |flag: &str| args.next().cloned().ok_or_else(|| usage_error(format!("{flag} needs a value")));
-        match arg.as_str() {
-            "--help" | "-h" => options.help = true,
-            "--explain" => options.explain = true,
-            "--stats" => options.stats = true,
-            "--nodes" => {
-                let text = value("--nodes")?;
-                options.budget.max_nodes =
-                    text.parse().map_err(|_| error(format!("--nodes needs a whole number, not `{text}`")))?;
-            }
-            "--time-limit" => {
-                let text = value("--time-limit")?;
-                let time = text.parse::<f64>().ok().and_then(|s| Duration::try_from_secs_f64(s).ok());
-                options.budget.time =
-                    Some(time.ok_or_else(|| error(format!("--time-limit needs a number of seconds, not `{text}`")))?);
-            }
-            flag if flag.starts_with("--") => return Err(usage_error(format!("unknown flag `{flag}`"))),
-            _ => options.positional.push(arg.clone()),
-        }
-    }
-    Ok(options)
+/// The arguments of `GEN`, in the starter's order.
+#[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
+pub struct GenArgs {
+    /// The seed of java.util.Random (any integer of Java's long)
+    #[arg(value_name = "SEED", value_parser = seed)]
+    pub seed: i64,
+    /// Piles P: the row holds the first P cards of the shuffled deck
+    #[arg(value_name = "PILES", default_value_t = DEFAULT_PILES, value_parser = count)]
+    pub piles: u32,
+    /// Ranks R per suit (1 or more)
+    #[arg(value_name = "RANKS", default_value_t = DEFAULT_RANKS, value_parser = |text: &str| bounded_count(text, MAX_CARDS, DECK))]
+    pub ranks: u32,
+    /// Suits S (1 or more; R*S at most 1000000)
+    #[arg(value_name = "SUITS", default_value_t = DEFAULT_SUITS, value_parser = |text: &str| bounded_count(text, MAX_CARDS, DECK))]
+    pub suits: u32,
 }
 
-/// Reads a whole file, or standard input for `-`; text that is not UTF-8 is read lossily (the
-/// replacement character then forms a token that is not an integer).
-fn read_source(path: &str) -> Result<String, Failure> {
-    let mut bytes = Vec::new();
-    let result = if path == "-" {
-        io::stdin().read_to_end(&mut bytes).map(drop)
-    } else {
-        std::fs::read(path).map(|b| bytes = b)
-    };
-    result.map_err(|e| error(format!("cannot read {path}: {e}")))?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+const DECK: &str = "a layout's deck has at most 1000000 cards";
+
+fn load_layout(path: &Path) -> Result<Layout, Failure> {
+    parse_layout(&path.to_string_lossy(), &read_source(path)?).map_err(|e| Failure::bad(e.to_string()))
 }
 
-fn load_layout(path: &str) -> Result<Layout, Failure> {
-    parse_layout(path, &read_source(path)?).map_err(|e| error(e.to_string()))
-}
-
-/// Writes lines to standard output; a closed pipe is not worth a panic.
-fn emit(lines: &[String]) {
-    let mut out = io::stdout().lock();
-    for line in lines {
-        if writeln!(out, "{line}").is_err() {
-            return;
-        }
-    }
-    let _ = out.flush();
-}
-
-fn run_check(variant: Variant, options: &Options) -> Result<(), Failure> {
-    let (layout_path, solution_path) = match options.positional.as_slice() {
-        [layout] => (layout.as_str(), "-"),
-        [layout, solution] => (layout.as_str(), solution.as_str()),
-        _ => return Err(usage_error("expected LAYOUT [SOLUTION]")),
-    };
-    if layout_path == "-" && solution_path == "-" {
-        return Err(error("the layout is read from standard input, so give the solution as a file"));
-    }
+fn run_check(variant: Variant, args: &CheckArgs) -> Result<(), Failure> {
+    let (layout_path, solution_path) = check_sources(&args.layout, args.solution.as_ref(), "layout")?;
     let layout = load_layout(layout_path)?;
     let report = check(&layout, variant, &read_integers(&read_source(solution_path)?));
     let mut lines = vec![report.is_solution().to_string()];
-    if options.explain {
+    if args.flags.explain {
         lines.push(report.finding.to_string());
     }
     emit(&lines);
     Ok(())
 }
 
-fn run_solve(variant: Variant, options: &Options) -> Result<(), Failure> {
-    let layout_path = match options.positional.as_slice() {
-        [] => "-",
-        [layout] => layout.as_str(),
-        _ => return Err(usage_error("expected at most one LAYOUT")),
-    };
-    let layout = load_layout(layout_path)?;
-    let solution = solve(&layout, variant, &options.budget);
+fn run_solve(variant: Variant, args: &SolveArgs) -> Result<(), Failure> {
+    let layout = load_layout(&args.layout)?;
+    let solution = solve(&layout, variant, &args.flags.budget());
     let stats = &solution.stats;
     let first = match &solution.outcome {
         Outcome::Solved(moves) => format_solution(moves),
@@ -159,72 +219,30 @@ fn run_solve(variant: Variant, options: &Options) -> Result<(), Failure> {
         }
     };
     let mut lines = vec![first];
-    if options.stats {
-        lines.push(format!("nodes: {}", stats.nodes));
-        lines.push(format!("time: {:.3} s", stats.elapsed.as_secs_f64()));
-        lines.push(format!("peak memo: {} entries, {} bytes", stats.peak_memo_entries, stats.peak_memo_bytes));
+    if args.flags.stats {
+        lines.extend(stats_lines(stats));
     }
     emit(&lines);
     Ok(())
 }
 
-fn run_gen(args: &[String]) -> Result<(), Failure> {
-    if args.is_empty() || args.len() > 4 {
-        return Err(usage_error("expected GEN seed [piles] [ranks] [suits]"));
-    }
-    let seed: i64 =
-        args[0].parse().map_err(|_| error(format!("GEN: the seed must be an integer, not `{}`", args[0])))?;
-    let names = ["piles", "ranks", "suits"];
-    let mut values = [DEFAULT_PILES, DEFAULT_RANKS, DEFAULT_SUITS];
-    for (i, text) in args[1..].iter().enumerate() {
-        values[i] =
-            text.parse().map_err(|_| error(format!("GEN: {} must be a whole number, not `{text}`", names[i])))?;
-    }
-    let [piles, ranks, suits] = values;
-    // The deck is allocated whole: refuse what the parser would refuse anyway.
-    if ranks == 0 || suits == 0 {
-        return Err(error("GEN: ranks and suits must each be at least 1"));
-    }
-    if u64::from(ranks) * u64::from(suits) > MAX_CARDS {
-        return Err(error(format!("GEN: a deck of more than {MAX_CARDS} cards is not supported")));
-    }
-    let text = generate(seed, piles, ranks, suits);
-    let mut out = io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+fn run_gen(args: &GenArgs) -> Result<(), Failure> {
+    check_deck(args.ranks, args.suits, MAX_CARDS, "layout")?;
+    emit_text(&generate(args.seed, args.piles, args.ranks, args.suits));
     Ok(())
 }
 
-/// Runs one command of the Late Binding contract; `args` follow `--game latebinding`.
-pub fn main(args: &[String]) -> ExitCode {
-    let result = match args.split_first() {
-        None => Err(usage_error("expected a command")),
-        Some((command, rest)) => match command.as_str() {
-            "--help" | "-h" | "help" => {
-                print!("{USAGE}");
-                Ok(())
-            }
-            "GEN" => run_gen(rest),
-            "CHECK" | "GRACECHECK" | "CHECKGRACE" | "SOLVE" | "GRACESOLVE" | "SOLVEGRACE" => parse_options(rest)
-                .and_then(|options| {
-                    if options.help {
-                        print!("{USAGE}");
-                        return Ok(());
-                    }
-                    let variant = if command.contains("GRACE") { Variant::Grace } else { Variant::Plain };
-                    if command.contains("CHECK") {
-                        run_check(variant, &options)
-                    } else {
-                        run_solve(variant, &options)
-                    }
-                }),
-            other => Err(usage_error(format!("unknown command `{other}` for --game latebinding"))),
-        },
+/// Runs `bhref --game latebinding COMMAND ...` on `args` (the program's name first).
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    let cli: LateBindingCli = match crate::cli::parse(LateBindingCli::command(), "bhref --game latebinding", args) {
+        Ok(cli) => cli,
+        Err(status) => return status,
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure { message, status }) => {
-            eprintln!("bhref: {}", message.trim_end());
-            ExitCode::from(status)
-        }
-    }
+    report(match &cli.command {
+        LateBindingCommand::Check(args) => run_check(Variant::Plain, args),
+        LateBindingCommand::GraceCheck(args) => run_check(Variant::Grace, args),
+        LateBindingCommand::Solve(args) => run_solve(Variant::Plain, args),
+        LateBindingCommand::GraceSolve(args) => run_solve(Variant::Grace, args),
+        LateBindingCommand::Gen(args) => run_gen(args),
+    })
 }
