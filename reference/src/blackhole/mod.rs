@@ -15,7 +15,7 @@
 //! - [`stats`]: `bhref stats`, the paper's table on random standard deals;
 //! - [`referee`]: [`referee::BlackHoleReferee`], the [`crate::referee::Referee`] for it.
 //!
-//! The command line (`bhref CHECK ...`, the default game) is `src/main.rs`.
+//! The command line (`bhref CHECK ...`, the default game) is in `src/cli/`.
 
 pub mod check;
 pub mod derive;
