@@ -191,10 +191,15 @@ pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits) -> Opti
         ));
     }
     if run.memory_limit_hit {
-        return Some(Decision::new(
-            Verdict::MemoryLimit,
-            format!("killed at the memory limit of {} MiB", limits.memory_bytes >> 20),
-        ));
+        let limit_mib = limits.memory_bytes >> 20;
+        let why = match (run.memory_source, run.memory_peak_bytes) {
+            (crate::sandbox::MemorySource::Resident, Some(peak)) if peak > limits.memory_bytes => format!(
+                "killed: the resident memory of the run's processes reached {} MiB, over the limit of {limit_mib} MiB",
+                peak >> 20
+            ),
+            _ => format!("killed at the memory limit of {limit_mib} MiB"),
+        };
+        return Some(Decision::new(Verdict::MemoryLimit, why));
     }
     None
 }
@@ -278,6 +283,7 @@ mod tests {
             wall: Duration::from_millis(5),
             cpu: Duration::from_millis(5),
             cpu_source: crate::sandbox::CpuSource::Rusage,
+            memory_source: crate::sandbox::MemorySource::Cgroup,
             peak_rss_kb: 1,
             memory_peak_bytes: None,
             leftovers_killed: false,
@@ -316,6 +322,21 @@ mod tests {
             };
             assert_eq!(verdict_of(&outcome), expected, "mask {mask:06b}");
         }
+    }
+
+    #[test]
+    fn a_measured_memory_kill_says_what_was_measured() {
+        let mut hog = run(b"");
+        hog.exit = Exit::Signal(libc::SIGKILL);
+        hog.memory_limit_hit = true;
+        hog.memory_source = crate::sandbox::MemorySource::Resident;
+        hog.memory_peak_bytes = Some(70 << 20);
+        let decision = decide(Ok(&hog), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        assert_eq!(decision.verdict, Verdict::MemoryLimit);
+        assert_eq!(
+            decision.explanation,
+            "killed: the resident memory of the run's processes reached 70 MiB, over the limit of 64 MiB"
+        );
     }
 
     #[test]

@@ -68,6 +68,7 @@ mod tests {
             wall: Duration::from_millis(cpu_ms + 10),
             cpu: Duration::from_millis(cpu_ms),
             cpu_source: crate::sandbox::CpuSource::Rusage,
+            memory_source: crate::sandbox::MemorySource::Cgroup,
             peak_rss_kb: 1,
             memory_peak_bytes: None,
             leftovers_killed: false,

@@ -80,6 +80,10 @@ impl Setup {
         self.memory_parent.is_some()
     }
 
+    pub(crate) fn has_pids(&self) -> bool {
+        self.pids_parent.is_some()
+    }
+
     /// Whether a run cgroup measures the CPU time of the whole run (v2, or v1 with cpuacct).
     pub(crate) fn measures_cpu(&self) -> bool {
         self.version == Version::V2 || self.cpuacct_parent.is_some()

@@ -39,8 +39,16 @@ pub(crate) type Resource = libc::__rlimit_resource_t;
 pub(crate) type Resource = libc::c_int;
 
 /// The limits to set in the child. Hard limits never exceed the harness's own (raising them
-/// needs privileges the harness may not have).
-pub(crate) fn rlimits(limits: &Limits, policy: &Policy, memory_fallback: bool) -> Vec<Rlimit> {
+/// needs privileges the harness may not have). `nproc`: `RLIMIT_NPROC`, the backstop against a
+/// fork bomb where no pids cgroup counts the run's tasks (see [`nproc_backstop`]).
+///
+/// No memory limit is set here: without a memory cgroup the run's resident memory is measured
+/// and the run killed past the limit (`run.rs`). Neither `RLIMIT_AS` (a JVM reserves gigabytes
+/// of address space it never touches) nor `RLIMIT_DATA` (a JVM commits its initial heap, a
+/// sixty-fourth of the machine's memory, and every thread's stack up front, so a thread fails
+/// to start with `OutOfMemoryError: unable to create native thread` while its resident memory
+/// is a tenth of the limit) measures what a program uses.
+pub(crate) fn rlimits(limits: &Limits, policy: &Policy, nproc: Option<u64>) -> Vec<Rlimit> {
     // The kernel sends SIGXCPU at the soft limit and SIGKILL at the hard one; the extra
     // second keeps the backstop from firing before the measured limit is clearly exceeded.
     let cpu_secs = limits.cpu.as_secs() + u64::from(limits.cpu.subsec_nanos() > 0) + 1;
@@ -49,9 +57,8 @@ pub(crate) fn rlimits(limits: &Limits, policy: &Policy, memory_fallback: bool) -
         (libc::RLIMIT_FSIZE, policy.file_size_bytes, policy.file_size_bytes),
         (libc::RLIMIT_CORE, 0, 0),
     ];
-    if memory_fallback {
-        // Never RLIMIT_AS: the JVM reserves gigabytes of address space and would not start.
-        wanted.push((libc::RLIMIT_DATA, limits.memory_bytes, limits.memory_bytes));
+    if let Some(n) = nproc {
+        wanted.push((libc::RLIMIT_NPROC, n, n));
     }
     wanted
         .into_iter()
@@ -63,6 +70,24 @@ pub(crate) fn rlimits(limits: &Limits, policy: &Policy, memory_fallback: bool) -
             Rlimit { resource, soft: soft as libc::rlim_t, hard: hard as libc::rlim_t }
         })
         .collect()
+}
+
+/// `RLIMIT_NPROC` where no pids cgroup bounds a run: at least 4096, and 256 per CPU of the
+/// machine. Threads count as processes, and a JVM with the parallel collector on a many-core
+/// box starts one GC thread per core up to 8 and five per eight cores past that, plus compiler
+/// threads (a few dozen on 256 cores) and some fifteen of its own: under 300 threads on a
+/// 256-core box. The limit counts every process of the user it applies to, in the user
+/// namespace the process is in (Linux 5.14 on): in a run's own user namespace (an ordinary
+/// user's harness) that is the run alone, so 4096 never stops a JVM and stops a fork bomb;
+/// for programs run as `nobody` by a root harness it is every process of `nobody` on the
+/// machine (every concurrent run's JVM: up to 256 per CPU of the machine fits one JVM per
+/// core even on the largest box). It is never set for programs that run as the harness's own
+/// user in the harness's user namespace, where every process and thread of that user (a
+/// desktop session, a browser: thousands) counts too; see `Sandbox::nproc_backstop`.
+pub(crate) fn nproc_backstop() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as u64;
+    (256 * cpus).max(4096)
 }
 
 // rlim_t is not u64 on every target.

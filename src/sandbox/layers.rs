@@ -45,10 +45,19 @@ impl Sandbox {
                 "supervisor",
                 true,
                 true,
-                format!("per-run supervisor as child subreaper: orphans (setsid too) are killed when the program exits; no PID namespace: {why}"),
+                format!(
+                    "per-run supervisor as child subreaper: orphans (setsid too) are killed when the program exits; \
+                     no PID namespace: {why}{}",
+                    namespace_hint()
+                ),
             ),
         });
-        layers.extend(self.cgroup_layers.iter().cloned());
+        layers.extend(self.cgroup_layers.iter().cloned().map(|mut l| {
+            if !l.active {
+                l.detail.push_str(&self.without_cgroup(&l.name));
+            }
+            l
+        }));
         layers.push(match &self.cpuset {
             Ok(what) => layer(
                 "cpu pinning",
@@ -66,21 +75,24 @@ impl Sandbox {
                 ),
             ),
         });
-        let memory_fallback = !self.memory_cgroup_active();
+        let nproc = match (self.nproc_scope(), self.pids_cgroup_active()) {
+            (Ok(scope), _) => format!(", RLIMIT_NPROC = {} (counts {scope})", super::child::nproc_backstop()),
+            (Err(_), true) => String::new(),
+            (Err(why), false) => format!(", no RLIMIT_NPROC ({why})"),
+        };
         layers.push(layer(
             "rlimits",
             true,
             true,
             format!(
                 "CPU limit on the whole run, from {}; RLIMIT_CPU = cpu limit + 1 s (per-process backstop), \
-                 RLIMIT_FSIZE = {} MiB, RLIMIT_CORE = 0{}",
+                 RLIMIT_FSIZE = {} MiB, RLIMIT_CORE = 0{nproc}; never RLIMIT_AS or RLIMIT_DATA",
                 if self.cgroups.as_ref().is_some_and(|c| c.measures_cpu()) {
                     "its cgroup every 25 ms"
                 } else {
                     "/proc every 100 ms"
                 },
                 self.policy.file_size_bytes >> 20,
-                if memory_fallback { ", RLIMIT_DATA = memory limit (no memory cgroup)" } else { "" }
             ),
         ));
         layers.push(match &self.pidfd {
@@ -89,11 +101,19 @@ impl Sandbox {
         });
         layers.push(match &self.netns {
             Ok(()) => layer("network namespace", true, true, format!("no network (empty namespace{userns})")),
-            Err(why) => layer("network namespace", false, true, why.clone()),
+            Err(why) => layer("network namespace", false, true, format!("{why}{}", namespace_hint())),
         });
         layers.push(match &self.landlock {
             Ok(abi) => layer("filesystem (landlock)", true, true, landlock_detail(*abi)),
-            Err(why) => layer("filesystem (landlock)", false, true, format!("{why}; bubblewrap is not supported")),
+            Err(why) => layer(
+                "filesystem (landlock)",
+                false,
+                true,
+                format!(
+                    "{why}; bubblewrap is not supported; Landlock needs no privilege, only a kernel (5.13 on) that \
+                     enables it: add `landlock` to its `lsm=` boot parameter"
+                ),
+            ),
         });
         layers.push(match &self.run_as {
             Ok(Some(ids)) => layer(
@@ -116,6 +136,28 @@ impl Sandbox {
         layers
     }
 
+    /// What stands in for a missing cgroup layer, and how an ordinary user gets the cgroup.
+    fn without_cgroup(&self, name: &str) -> String {
+        let instead = match name {
+            "cgroup memory" => format!(
+                "; instead, the resident memory of every process of the run (anonymous and shared pages, not its \
+                 virtual size) is read from /proc every {} ms and the run is killed once past the limit (a JVM's \
+                 reservations cost it nothing)",
+                super::run::MEMORY_CHECK.as_millis()
+            ),
+            "cgroup pids" => match self.nproc_scope() {
+                Ok(scope) => {
+                    format!("; instead, RLIMIT_NPROC = {} (counts {scope})", super::child::nproc_backstop())
+                }
+                Err(why) => format!("; no RLIMIT_NPROC either ({why}): a fork bomb is bounded only by the CPU limit"),
+            },
+            _ => String::new(),
+        };
+        // The way to get cgroups is said once: on the memory layer, or on the pids layer alone.
+        let hint = if name == "cgroup memory" || self.memory_cgroup_active() { cgroup_hint() } else { String::new() };
+        format!("{instead}{hint}")
+    }
+
     /// The required layers that are not active (what `auto` warns about and `strict` refuses).
     pub fn missing_layers(&self) -> Vec<Layer> {
         self.layers().into_iter().filter(|l| l.required && !l.active).collect()
@@ -134,4 +176,56 @@ fn landlock_detail(abi: u32) -> String {
         what.push_str("; signals and abstract sockets confined to the run");
     }
     what
+}
+
+/// How an ordinary user gets cgroups for the runs (empty for root, whose cgroups failed for
+/// another reason).
+fn cgroup_hint() -> String {
+    if procs::is_root() {
+        return String::new();
+    }
+    let v2 = std::fs::read_to_string("/proc/self/mountinfo")
+        .is_ok_and(|m| m.lines().any(|l| l.contains(" /sys/fs/cgroup ") && l.contains(" - cgroup2 ")));
+    let systemd = std::path::Path::new("/run/systemd/system").exists();
+    match (v2, systemd) {
+        (true, true) => "; to get one as an ordinary user, run bhgrade in a cgroup v2 subtree systemd delegates to \
+                         you: `systemd-run --user --scope -p Delegate=yes bhgrade ...`"
+            .into(),
+        (true, false) => {
+            "; to get one as an ordinary user, have a cgroup v2 subtree delegated to you (chown'd to your \
+                          user by root) and run bhgrade in it"
+                .into()
+        }
+        (false, _) => "; this machine mounts the cgroup v1 hierarchies, which are never delegated to an ordinary \
+                       user: run bhgrade as root (programs then run as `nobody`), or boot with \
+                       `systemd.unified_cgroup_hierarchy=1` and run it under `systemd-run --user --scope -p \
+                       Delegate=yes`"
+            .into(),
+    }
+}
+
+/// How an ordinary user gets PID and network namespaces (through a user namespace).
+fn namespace_hint() -> String {
+    if procs::is_root() {
+        return String::new();
+    }
+    let read = |path: &str| std::fs::read_to_string(path).ok().map(|s| s.trim().to_string());
+    let mut hints = Vec::new();
+    if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+        hints.push("`sysctl kernel.unprivileged_userns_clone=1`");
+    }
+    if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
+        hints.push("`sysctl user.max_user_namespaces=15000`");
+    }
+    if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+        hints.push("`sysctl kernel.apparmor_restrict_unprivileged_userns=0` (or an AppArmor profile allowing userns for bhgrade)");
+    }
+    if hints.is_empty() {
+        "; an ordinary user gets them inside an unprivileged user namespace where the kernel allows one".into()
+    } else {
+        format!(
+            "; an ordinary user gets them inside an unprivileged user namespace, which root can allow with {}",
+            hints.join(" and ")
+        )
+    }
 }

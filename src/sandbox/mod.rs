@@ -85,7 +85,8 @@ pub struct Limits {
     /// milliseconds (from the run's cgroup, else from /proc), and the tree is killed once past
     /// it; `RLIMIT_CPU` a little above it is a per-process backstop.
     pub cpu: Duration,
-    /// Memory of the whole run (cgroup), or of each process (`RLIMIT_DATA`) without cgroups.
+    /// Memory of the whole run: the limit of its memory cgroup, or without one, the resident
+    /// memory of all its processes, measured every 25 ms (the run is killed once past it).
     pub memory_bytes: u64,
     /// Cap on each of stdout and stderr; going past it ends the run (an output limit).
     pub output_bytes: usize,
@@ -212,6 +213,22 @@ pub enum CpuSource {
     Rusage,
 }
 
+/// What measured the memory of a run (and enforced its limit): [`RunOutcome::memory_source`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemorySource {
+    /// The run's memory cgroup: the kernel kills at the limit (an OOM kill), and its peak is
+    /// the cgroup's (page cache included). Results stored before this field existed were
+    /// limited so, or by `RLIMIT_DATA`.
+    #[default]
+    Cgroup,
+    /// No memory cgroup: the resident memory (anonymous and shared-memory pages, shared pages
+    /// split among the processes sharing them) of every process of the run, summed from /proc
+    /// every 25 ms; the run is killed once the sum is past the limit. Its peak is the largest
+    /// sum seen.
+    Resident,
+}
+
 /// Everything observed about one run. The flags are independent observations; deciding a
 /// verdict from them (in a fixed order) is the caller's job.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -222,8 +239,10 @@ pub struct RunOutcome {
     /// The run's CPU time went past the limit (it was killed then, or ended just past it), or
     /// the `RLIMIT_CPU` backstop killed a process.
     pub cpu_limit_hit: bool,
-    /// The cgroup's OOM killer fired, or the program reported running out of memory
-    /// (`java.lang.OutOfMemoryError`; without cgroups also the usual allocation failures).
+    /// The run's memory went past the limit: the cgroup's OOM killer fired, or (no memory
+    /// cgroup) its measured resident memory did and the run was killed; or a JVM reported its
+    /// heap full (`java.lang.OutOfMemoryError`, but never `unable to create native thread`,
+    /// which is a failed thread creation, not memory used).
     pub memory_limit_hit: bool,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
@@ -236,10 +255,13 @@ pub struct RunOutcome {
     /// Where `cpu` was measured.
     #[serde(default)]
     pub cpu_source: CpuSource,
+    /// What measured the run's memory and enforced its limit.
+    #[serde(default)]
+    pub memory_source: MemorySource,
     /// Largest resident set of the process or any child it waited for (`ru_maxrss`).
     pub peak_rss_kb: u64,
-    /// Peak memory of the whole cgroup (page cache included), when cgroups are active and the
-    /// kernel reports it.
+    /// Peak memory of the run as `memory_source` measured it: the cgroup's (page cache
+    /// included) when the kernel reports it, else the largest resident memory seen.
     pub memory_peak_bytes: Option<u64>,
     /// Processes of the run were still alive after the main one exited (and were killed).
     pub leftovers_killed: bool,
@@ -418,10 +440,46 @@ impl Sandbox {
         self.run_as.clone().ok().flatten()
     }
 
-    /// Whether each run's memory is bounded by a cgroup (else by `RLIMIT_DATA` per process,
-    /// which a JVM needs `-Xmx` to live with).
+    /// Whether each run's memory is bounded by a cgroup (else it is measured: see
+    /// [`MemorySource::Resident`]).
     pub fn memory_cgroup_active(&self) -> bool {
         self.cgroups.as_ref().is_some_and(|c| c.has_memory())
+    }
+
+    /// Whether each run's tasks are bounded by a pids cgroup.
+    fn pids_cgroup_active(&self) -> bool {
+        self.cgroups.as_ref().is_some_and(|c| c.has_pids())
+    }
+
+    /// Whether a run gets a user namespace of its own (an ordinary user's harness making PID
+    /// or network namespaces).
+    fn own_user_namespace(&self) -> bool {
+        !procs::is_root() && (self.netns.is_ok() || self.pidns.is_ok())
+    }
+
+    /// `RLIMIT_NPROC` of each program, where no pids cgroup bounds the run and the limit
+    /// counts only processes that are not the marker's own: the run's alone in its own user
+    /// namespace (Linux 5.14 on counts per user namespace), or every process of the user
+    /// programs run as when root switches to it. See [`child::nproc_backstop`] for the value.
+    fn nproc_backstop(&self) -> Option<u64> {
+        self.nproc_scope().ok().map(|_| child::nproc_backstop())
+    }
+
+    /// What the `RLIMIT_NPROC` backstop counts (`Ok`), or why there is none (`Err`).
+    fn nproc_scope(&self) -> Result<&'static str, String> {
+        if self.pids_cgroup_active() {
+            return Err("not needed: a pids cgroup bounds each run".into());
+        }
+        if self.run_as().is_some() {
+            return Ok("every process of that user on the machine");
+        }
+        if self.own_user_namespace() {
+            return match procs::kernel_version() {
+                Some(v) if v >= (5, 14) => Ok("the run's own processes, in its user namespace"),
+                _ => Err("this kernel (before 5.14) counts every process of the user, in every user namespace".into()),
+            };
+        }
+        Err("programs run as the harness's own user, whose every process would count".into())
     }
 }
 

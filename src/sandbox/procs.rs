@@ -279,3 +279,107 @@ pub(crate) fn children(pid: i32) -> Vec<i32> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
     text.split_whitespace().filter_map(|p| p.parse().ok()).collect()
 }
+
+/// `root` and every live descendant: from the kernel's lists of each thread's children
+/// (`/proc/PID/task/TID/children`), which cost a read per thread of the tree rather than a
+/// walk of every process of the machine; from a walk of /proc when the kernel has no such
+/// lists. Orphans of the run are re-parented to its init or subreaper, so they stay in the tree.
+pub(crate) fn tree(root: i32) -> Vec<i32> {
+    let mut tree = vec![root];
+    let mut next = 0;
+    let mut listed = false;
+    while next < tree.len() {
+        let pid = tree[next];
+        next += 1;
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { continue };
+        for task in tasks.flatten() {
+            let Ok(text) = std::fs::read_to_string(task.path().join("children")) else { continue };
+            listed = true;
+            for child in text.split_whitespace().filter_map(|p| p.parse::<i32>().ok()) {
+                if !tree.contains(&child) {
+                    tree.push(child);
+                }
+            }
+        }
+    }
+    if listed {
+        return tree;
+    }
+    // No children lists (a kernel without CONFIG_PROC_CHILDREN): parents from every stat.
+    let table: Vec<(i32, i32)> = all_pids().into_iter().filter_map(|pid| Some((pid, stat(pid)?.ppid))).collect();
+    let mut tree = vec![root];
+    let mut next = 0;
+    while next < tree.len() {
+        let parent = tree[next];
+        next += 1;
+        for &(pid, ppid) in &table {
+            if ppid == parent && !tree.contains(&pid) {
+                tree.push(pid);
+            }
+        }
+    }
+    tree
+}
+
+/// Sum of the `kB` values of the named fields of a /proc file (`Name:   123 kB` lines), in
+/// bytes; `None` if the file cannot be read or holds none of them.
+fn kb_fields(path: &str, names: &[&str]) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut found = false;
+    let mut kb = 0u64;
+    for line in text.lines() {
+        let Some((name, value)) = line.split_once(':') else { continue };
+        if names.contains(&name) {
+            if let Some(v) = value.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()) {
+                kb += v;
+                found = true;
+            }
+        }
+    }
+    found.then_some(kb * 1024)
+}
+
+/// The memory a process holds that a memory cgroup would charge to its run: its resident
+/// anonymous and shared-memory pages (`RssAnon` + `RssShmem` of /proc/PID/status, counters
+/// the kernel keeps, cheap to read), not the file pages of the binaries and libraries it maps
+/// (shared with every other process on the machine, and reclaimable), and never its virtual
+/// size (a JVM reserves gigabytes it never touches). Pages shared with another process of the
+/// run (after a fork) count once per process here: see [`proportional_bytes`].
+pub(crate) fn resident_bytes(pid: i32) -> Option<u64> {
+    kb_fields(&format!("/proc/{pid}/status"), &["RssAnon", "RssShmem"])
+}
+
+/// The same with pages shared between processes split among them (`Pss_Anon` + `Pss_Shmem` of
+/// /proc/PID/smaps_rollup, which walks the process's page tables, so it is read only to
+/// confirm a sum of [`resident_bytes`] over the limit); `None` where the kernel does not say.
+pub(crate) fn proportional_bytes(pid: i32) -> Option<u64> {
+    kb_fields(&format!("/proc/{pid}/smaps_rollup"), &["Pss_Anon", "Pss_Shmem"])
+}
+
+/// Resident memory of a set of processes (see [`resident_bytes`]); with `proportional`, the
+/// proportional figure where the kernel gives it. Processes gone meanwhile count nothing.
+pub(crate) fn memory_of(pids: &[i32], proportional: bool) -> u64 {
+    pids.iter()
+        .filter_map(|&pid| {
+            if proportional {
+                proportional_bytes(pid).or_else(|| resident_bytes(pid))
+            } else {
+                resident_bytes(pid)
+            }
+        })
+        .sum()
+}
+
+/// The kernel's version (major, minor), from uname.
+pub(crate) fn kernel_version() -> Option<(u32, u32)> {
+    // SAFETY: zeroed utsname is a valid out-parameter.
+    let mut name: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: see above.
+    if unsafe { libc::uname(&mut name) } != 0 {
+        return None;
+    }
+    // SAFETY: uname NUL-terminates the release.
+    let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) }.to_string_lossy().into_owned();
+    let mut parts = release.split(|c: char| !c.is_ascii_digit());
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}

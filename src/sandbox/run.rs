@@ -21,7 +21,7 @@ use super::landlock::Ruleset;
 use super::parked::{Fds, Parked};
 use super::scratch::{self, RunFolder};
 use super::supervisor::Report;
-use super::{procs, Command, CpuSource, Exit, Limits, RunOutcome, Sandbox, SandboxError};
+use super::{procs, Command, CpuSource, Exit, Limits, MemorySource, RunOutcome, Sandbox, SandboxError};
 
 /// How much more wall-clock time a run still computing at its wall limit is given at a time.
 const WALL_EXTENSION: Duration = Duration::from_secs(1);
@@ -73,6 +73,27 @@ impl Running {
         }
     }
 
+    /// The supervisor and, with a PID namespace, its init: the run's own processes, which a
+    /// kill spares at first and whose memory is not the program's.
+    fn spared(&self) -> Vec<i32> {
+        std::iter::once(self.pid).chain(if self.init { procs::children(self.pid) } else { Vec::new() }).collect()
+    }
+
+    /// Resident memory of the program's processes (every process of the run's tree but the
+    /// supervisor and its init), without a memory cgroup: the cheap per-process counters, and
+    /// when their sum is over `limit`, the proportional figure (pages shared after a fork
+    /// counted once) that decides.
+    fn tree_memory(&self, limit: u64) -> u64 {
+        let spared = self.spared();
+        let mut pids = procs::tree(self.pid);
+        pids.retain(|p| !spared.contains(p));
+        let quick = procs::memory_of(&pids, false);
+        if quick <= limit {
+            return quick;
+        }
+        procs::memory_of(&pids, true)
+    }
+
     fn signal_all(&self, sig: i32) {
         procs::signal_group(self.pid, sig);
         if let Some(cg) = &self.cgroup {
@@ -83,8 +104,7 @@ impl Running {
     /// SIGKILL every process of the run but the supervisor and, with a PID namespace, its init,
     /// which then kills and reaps the rest of the namespace (so that their CPU time is counted).
     fn kill_all_but_supervisor(&self) {
-        let spared: Vec<i32> =
-            std::iter::once(self.pid).chain(if self.init { procs::children(self.pid) } else { Vec::new() }).collect();
+        let spared = self.spared();
         let mut pids = procs::group_members(self.pid, self.pid);
         if let Some(cg) = &self.cgroup {
             pids.extend(cg.members());
@@ -116,6 +136,11 @@ fn os(what: &'static str) -> impl FnOnce(std::io::Error) -> SandboxError {
 /// cgroup) costs a millisecond or so.
 const CPU_CHECK_CGROUP: Duration = Duration::from_millis(25);
 const CPU_CHECK_PROC: Duration = Duration::from_millis(100);
+/// How often the resident memory of the run's processes is read without a memory cgroup
+/// (the run's tree from the kernel's children lists, then two counters per process): a
+/// program that allocates as fast as one core can fault pages in gets some 100 MiB past the
+/// limit between two looks.
+pub(crate) const MEMORY_CHECK: Duration = Duration::from_millis(25);
 
 /// A close-on-exec pipe: (read end, write end).
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
@@ -258,7 +283,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         args: &args,
         home: &folder.home,
         path: &sb.policy.path,
-        rlimits: child::rlimits(limits, &sb.policy, !memory_cgroup),
+        rlimits: child::rlimits(limits, &sb.policy, sb.nproc_backstop()),
         run_as,
     };
     let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
@@ -279,6 +304,13 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     let cpu_period =
         if running.cgroup.as_ref().is_some_and(|c| c.cpu_time().is_some()) { CPU_CHECK_CGROUP } else { CPU_CHECK_PROC };
     let mut next_cpu_check = started + cpu_period;
+    // Without a memory cgroup, the memory limit is this measurement: never an address-space
+    // or data-segment limit, which a JVM (it reserves gigabytes, commits its initial heap and
+    // its threads' stacks up front) cannot live with.
+    let measure_memory = !memory_cgroup;
+    let mut next_memory_check = started + MEMORY_CHECK;
+    let mut memory_peak = 0u64;
+    let mut memory_killed = false;
     let mut phase = Phase::Running;
     let mut wall_limit_hit = false;
     let mut cpu_killed = false;
@@ -293,6 +325,17 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
             next_cpu_check = now + cpu_period;
             if running.tree_cpu() > limits.cpu {
                 cpu_killed = true;
+                running.kill_all_but_supervisor();
+                phase = Phase::Killed(now + RESIGNAL);
+                continue;
+            }
+        }
+        if measure_memory && watching_cpu && now >= next_memory_check {
+            next_memory_check = now + MEMORY_CHECK;
+            let resident = running.tree_memory(limits.memory_bytes);
+            memory_peak = memory_peak.max(resident);
+            if resident > limits.memory_bytes {
+                memory_killed = true;
                 running.kill_all_but_supervisor();
                 phase = Phase::Killed(now + RESIGNAL);
                 continue;
@@ -322,7 +365,11 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
             }
             continue;
         }
-        let wake = if watching_cpu { until.min(next_cpu_check) } else { until };
+        let wake = match (watching_cpu, measure_memory) {
+            (true, true) => until.min(next_cpu_check).min(next_memory_check),
+            (true, false) => until.min(next_cpu_check),
+            (false, _) => until,
+        };
         let events = pump.step(Some(watch.fd()), wake.saturating_duration_since(now)).map_err(os("pipes"))?;
         if events.exited {
             break Instant::now();
@@ -386,8 +433,14 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         None => (reaped.cpu, CpuSource::Rusage),
     };
     let stderr = std::mem::take(&mut pump.err.buf);
-    let memory_limit_hit =
-        oom_kills > 0 || memory_reported(exit, &stderr, !memory_cgroup, reaped.max_rss_kb, limits.memory_bytes);
+    // Only a measurement over the limit, or a JVM that found its heap (sized by -Xmx, or by the
+    // JVM from the cgroup's limit) full: never a failure to make a thread or a process.
+    let memory_limit_hit = oom_kills > 0 || memory_killed || heap_exhausted(exit, &stderr);
+    let (memory_source, memory_peak_bytes) = if memory_cgroup {
+        (MemorySource::Cgroup, memory_peak_bytes)
+    } else {
+        (MemorySource::Resident, (memory_peak > 0).then_some(memory_peak))
+    };
     Ok(RunOutcome {
         exit,
         wall_limit_hit,
@@ -400,6 +453,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         wall: exited_at - started,
         cpu,
         cpu_source,
+        memory_source,
         peak_rss_kb: reaped.max_rss_kb,
         memory_peak_bytes,
         leftovers_killed: leftovers,
@@ -407,23 +461,29 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     })
 }
 
-/// Whether a failed program says it ran out of memory. A JVM reports its own heap
-/// exhaustion (its heap is sized from the cgroup limit); without a memory cgroup, allocations
-/// fail against `RLIMIT_DATA` and programs say so in their own words, or die near the limit.
-fn memory_reported(exit: Exit, stderr: &[u8], fallback: bool, rss_kb: u64, limit: u64) -> bool {
+/// Whether a failed JVM says its heap (or another pool it sizes from its memory settings) was
+/// full. `java.lang.OutOfMemoryError: unable to create native thread` (or `new native thread`)
+/// is not one of them: it is a failed `clone` or thread-stack `mmap` (a pids or process limit,
+/// or a data-segment limit), which says nothing of the memory the run used; and the words other
+/// programs use when an allocation fails ("Cannot allocate memory", `MemoryError`) say nothing
+/// of this run's limit either, which is enforced by the cgroup or by measurement, never by
+/// making allocations fail.
+fn heap_exhausted(exit: Exit, stderr: &[u8]) -> bool {
+    const NEEDLE: &[u8] = b"java.lang.OutOfMemoryError";
     if exit.success() {
         return false;
     }
-    let says = |needle: &str| stderr.windows(needle.len()).any(|w| w == needle.as_bytes());
-    if says("java.lang.OutOfMemoryError") {
-        return true;
+    let mut rest = stderr;
+    while let Some(at) = rest.windows(NEEDLE.len()).position(|w| w == NEEDLE) {
+        let after = &rest[at + NEEDLE.len()..];
+        let line = after.split(|&b| b == b'\n').next().unwrap_or_default();
+        let says = |needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
+        if !says(b"native thread") {
+            return true;
+        }
+        rest = after;
     }
-    fallback
-        && (says("MemoryError")
-            || says("Cannot allocate memory")
-            || says("out of memory")
-            || says("insufficient memory")
-            || rss_kb.saturating_mul(1024) >= limit / 10 * 9)
+    false
 }
 
 #[cfg(test)]
@@ -439,5 +499,21 @@ mod tests {
         assert_eq!(mark, (later, Duration::from_millis(500)));
         let asleep = later + Duration::from_secs(1);
         assert!(!still_computing(&mut mark, asleep, Duration::from_millis(501)), "0.1% of a core: waiting");
+    }
+
+    #[test]
+    fn a_thread_that_cannot_be_made_is_no_memory_limit() {
+        let failed = Exit::Code(1);
+        let thread =
+            b"[0.1s][warning][os,thread] Failed to start thread \"GC Thread#3\" - pthread_create failed (EAGAIN)\n\
+            Exception in thread \"main\" java.lang.OutOfMemoryError: unable to create native thread: possibly out of \
+            memory or process/resource limits reached\n\tat java.base/java.lang.Thread.start0(Native Method)\n";
+        assert!(!heap_exhausted(failed, thread));
+        assert!(!heap_exhausted(failed, b"java.lang.OutOfMemoryError: unable to create new native thread\n"));
+        assert!(heap_exhausted(failed, b"Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n"));
+        let both = [&thread[..], b"java.lang.OutOfMemoryError: GC overhead limit exceeded\n"].concat();
+        assert!(heap_exhausted(failed, &both));
+        assert!(!heap_exhausted(Exit::Code(0), b"java.lang.OutOfMemoryError: Java heap space"));
+        assert!(!heap_exhausted(failed, b"bash: fork: Cannot allocate memory\n"), "no longer read without a cgroup");
     }
 }

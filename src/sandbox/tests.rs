@@ -216,8 +216,56 @@ fn memory_hog_hits_the_limit() {
         if sb.memory_cgroup_active() {
             assert_eq!(out.exit, Exit::Signal(libc::SIGKILL));
             assert!(out.memory_peak_bytes.is_some_and(|p| p <= 100 << 20));
+            assert_eq!(out.memory_source, MemorySource::Cgroup);
+        } else {
+            assert_eq!(out.exit, Exit::Signal(libc::SIGKILL), "killed by measurement: {out:?}");
+            assert_eq!(out.memory_source, MemorySource::Resident);
+            assert!(out.memory_peak_bytes.is_some_and(|p| p > 100 << 20), "{out:?}");
         }
     }
+}
+
+/// Without a memory cgroup the limit is the run's measured resident memory: a JVM-like
+/// reservation (4 GiB of writable address space, a little of it touched) and a real JVM, which
+/// commits an initial heap of a sixty-fourth of the machine's memory and a stack per thread up
+/// front, run under a 256 MiB limit; a program that really touches more is killed, and so is a
+/// run whose processes together (not each) pass it.
+#[test]
+fn without_a_memory_cgroup_resident_memory_is_the_limit() {
+    let (tmp, sb) = sandbox_with(no_cgroups());
+    let mut lim = limits(20_000);
+    lim.memory_bytes = 256 << 20;
+    if let Some(python) = memory_hog() {
+        let reserve = "import mmap\n\
+            m = mmap.mmap(-1, 4 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ | mmap.PROT_WRITE)\n\
+            for i in range(0, 32 << 20, 4096): m[i] = 1\n\
+            import time; time.sleep(0.2); print('reserved')";
+        let out = sb.run(&Command::new(python, tmp.path()).args(["-c", reserve]), &lim).unwrap();
+        assert_eq!(out.stdout, b"reserved\n", "{out:?}");
+        assert!(out.exit.success() && !out.memory_limit_hit, "{out:?}");
+        assert_eq!(out.memory_source, MemorySource::Resident);
+        assert!(out.memory_peak_bytes.is_some_and(|p| (30 << 20..128 << 20).contains(&p)), "{out:?}");
+
+        let hog = "x = bytearray(400 << 20)\nimport time; time.sleep(10); print('survived')";
+        let out = sb.run(&Command::new(python, tmp.path()).args(["-c", hog]), &lim).unwrap();
+        assert!(out.memory_limit_hit && out.stdout.is_empty(), "{out:?}");
+        assert_eq!(out.exit, Exit::Signal(libc::SIGKILL));
+        assert!(out.wall < Duration::from_secs(5), "killed at once, not at the wall limit: {out:?}");
+
+        // Two processes of 160 MiB each: neither alone is over 256 MiB, the run is.
+        let half = format!("{python} -c 'x = bytearray(160 << 20); import time; time.sleep(10)'");
+        let out = sb.run(&sh(&tmp, &format!("{half} & {half} & wait; echo survived")), &lim).unwrap();
+        assert!(out.memory_limit_hit && out.stdout.is_empty(), "{out:?}");
+        assert!(out.memory_peak_bytes.is_some_and(|p| p > 256 << 20), "{out:?}");
+    }
+    let Some(java) = ["/usr/bin/java", "/usr/local/bin/java"].into_iter().find(|p| Path::new(p).exists()) else {
+        eprintln!("skipped the JVM half: no java");
+        return;
+    };
+    let out = sb.run(&Command::new(java, tmp.path()).arg("-version"), &lim).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.exit.success() && !out.memory_limit_hit, "{stderr}\n{out:?}");
+    assert!(stderr.contains("version"), "{stderr}");
 }
 
 #[test]

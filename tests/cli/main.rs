@@ -7,6 +7,7 @@ mod html;
 mod intake;
 mod mark;
 mod merge;
+mod nonroot;
 mod reports;
 mod scale;
 mod signals;
