@@ -301,7 +301,18 @@ pub fn mark(
                     Err(mpsc::RecvTimeoutError::Timeout) => continue,
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 };
+                let ran = match &done {
+                    Done::Ran { student, run, .. } => Some((*student, *run)),
+                    Done::Built { .. } | Done::Reused { .. } => None,
+                };
                 let student = receive(&context, done, &mut progress, &mut problems);
+                // A run has answered once its result is kept (not while its confirmation waits).
+                if let Some((student, run)) = ran {
+                    if progress.get(&student).is_some_and(|entry| entry.results.get(run).is_some_and(Option::is_some)) {
+                        let tests = plan.runs[run].tests.len();
+                        announce(reporters, &Event::RunDone { student: submissions[student].name.clone(), tests })?;
+                    }
+                }
                 let entry = progress.get_mut(&student).expect("present");
                 if entry.remaining == 0 && !entry.interrupted {
                     context.start_next_stage(student, entry);

@@ -24,6 +24,8 @@ use crate::fsutil::write_atomically;
 pub enum Event {
     /// Marking starts: how many submissions, and how many tests each.
     Started { submissions: usize, tests: usize },
+    /// A run of `student`'s program ended, answering `tests` tests (for progress by test).
+    RunDone { student: String, tests: usize },
     /// One submission is fully marked; `reused_runs` of its runs came from an earlier marking.
     StudentDone { report: Box<StudentReport>, reused_runs: usize },
     /// Every submission is marked.
@@ -76,12 +78,24 @@ pub struct Progress {
     started: std::time::Instant,
     total: usize,
     done: usize,
+    /// Tests per submission, and the tests of each unfinished submission the bar has counted.
+    tests: usize,
+    counted: std::collections::HashMap<String, usize>,
 }
 
 impl Progress {
     /// Progress for a marking whose reports go to `out`, coloured or not.
     pub fn new(color: ColorChoice, out: Option<PathBuf>) -> Self {
-        Progress { bar: None, color: color.for_stderr(), out, started: std::time::Instant::now(), total: 0, done: 0 }
+        Progress {
+            bar: None,
+            color: color.for_stderr(),
+            out,
+            started: std::time::Instant::now(),
+            total: 0,
+            done: 0,
+            tests: 0,
+            counted: Default::default(),
+        }
     }
 
     /// `text` in the colour of a score (green: full marks, red: none, yellow: some).
@@ -111,21 +125,32 @@ pub fn human_duration(duration: std::time::Duration) -> String {
 impl Reporter for Progress {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
-            Event::Started { submissions, .. } => {
+            Event::Started { submissions, tests } => {
                 self.started = std::time::Instant::now();
                 self.total = *submissions;
+                self.tests = *tests;
                 if std::io::stderr().is_terminal() {
-                    let bar = ProgressBar::new(*submissions as u64);
+                    // Ticks per test, so a class of slow submissions still shows it moving.
+                    let bar = ProgressBar::new((*submissions * *tests) as u64);
                     let style = ProgressStyle::with_template(
-                        "{bar:40} {pos}/{len} submissions, {elapsed} so far, about {eta} left {msg}",
+                        "{bar:40} {pos}/{len} tests, {elapsed} so far, about {eta} left {msg}",
                     )
                     .unwrap_or_else(|_| ProgressStyle::default_bar());
                     bar.set_style(style);
                     self.bar = Some(bar);
                 }
             }
+            Event::RunDone { student, tests } => {
+                *self.counted.entry(student.clone()).or_default() += tests;
+                if let Some(bar) = &self.bar {
+                    bar.inc(*tests as u64);
+                }
+            }
             Event::StudentDone { report, reused_runs } => {
                 self.done += 1;
+                // The tests not counted by a run: reused, skipped, or never run.
+                let counted = self.counted.remove(&report.student).unwrap_or(0);
+                let rest = self.tests.saturating_sub(counted) as u64;
                 let reused = match reused_runs {
                     0 => String::new(),
                     n => format!(" [{} reused]", text::count(*n, "stored result")),
@@ -139,7 +164,7 @@ impl Reporter for Progress {
                 match &self.bar {
                     Some(bar) => {
                         bar.println(line);
-                        bar.inc(1);
+                        bar.inc(rest);
                     }
                     None => {
                         // Not a terminal (a log, CI): a plain line per student with the ETA.
@@ -259,7 +284,7 @@ impl Files {
 impl Reporter for Files {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
-            Event::Started { .. } => Ok(()),
+            Event::Started { .. } | Event::RunDone { .. } => Ok(()),
             Event::StudentDone { report, .. } => {
                 let left_out = self.left_out.as_ref();
                 self.write(&format!("{}.md", report.student), markdown::student(report, left_out)?.as_bytes())?;
@@ -304,7 +329,7 @@ impl Exports {
 impl Reporter for Exports {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
-            Event::Started { .. } | Event::StudentDone { .. } => Ok(()),
+            Event::Started { .. } | Event::RunDone { .. } | Event::StudentDone { .. } => Ok(()),
             Event::Finished(class) => {
                 // One submission: its results are the files (nothing, if marking was stopped).
                 if let (Some(path), Some(student)) = (&self.gradescope, class.students.first()) {
@@ -364,7 +389,7 @@ pub struct Terminal {
 impl Reporter for Terminal {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         match event {
-            Event::Started { .. } | Event::Finished(_) => Ok(()),
+            Event::Started { .. } | Event::RunDone { .. } | Event::Finished(_) => Ok(()),
             Event::StudentDone { report, .. } => {
                 let text = match self.quiet {
                     true => format!(
