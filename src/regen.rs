@@ -148,7 +148,8 @@ pub fn regenerate(dir: &Path) -> Result<Regenerated, RegenError> {
     }
     let root = &intended.definition.dir;
     for (file, text) in &intended.derived {
-        if std::fs::read_to_string(root.join(file)).ok().as_deref() != Some(text.as_str()) {
+        // A derived file with Windows line endings is the same solution: left as it is.
+        if !std::fs::read_to_string(root.join(file)).is_ok_and(|disk| suite::same_modulo_line_endings(&disk, text)) {
             write_file(&root.join(file), text)?;
             written.push(file.clone());
         }
@@ -188,7 +189,7 @@ pub fn check(dir: &Path) -> Result<Vec<Difference>, RegenError> {
                     derived_missing = true;
                     differences.push(Difference::DerivedMissing { test: id.clone(), file });
                 }
-                Some(text) if Some(text) != intended.derived.get(&file) => {
+                Some(text) if !same_as_derived(text, intended.derived.get(&file)) => {
                     differences.push(Difference::DerivedChanged { test: id.clone(), file });
                 }
                 Some(_) => {}
@@ -247,8 +248,16 @@ fn intended(dir: &Path) -> Result<Intended, RegenError> {
     for test in definition.tests() {
         let answer = suite::reference_answer(definition.referee.as_ref(), test)?;
         tests.push(summary(test, &answer.answer, answer.nodes));
-        let stored =
-            StoredAnswer { answer: answer.answer, nodes: answer.nodes, input_digest: test.input_digest.clone() };
+        // Solve tests keep the reference's solution (or proof of unsolvability) and kind, so
+        // that loading the suite can trust the answer without solving again.
+        let solved = !test.task.reads_input;
+        let stored = StoredAnswer {
+            answer: answer.answer,
+            nodes: answer.nodes,
+            input_digest: test.input_digest.clone(),
+            kind: solved.then(|| test.kind.clone()),
+            detail: solved.then_some(answer.detail),
+        };
         expected.tests.insert(test.id.clone(), stored);
     }
     Ok(Intended { definition, derived, on_disk, disk_digests, expected, tests })
@@ -264,6 +273,11 @@ fn summary(test: &TestDefinition, answer: &str, nodes: u64) -> TestSummary {
     }
 }
 
+/// Whether a derived solution on disk is the one the rule derives now (modulo line endings).
+fn same_as_derived(on_disk: &str, derived: Option<&String>) -> bool {
+    derived.is_some_and(|derived| suite::same_modulo_line_endings(on_disk, derived))
+}
+
 /// Tests whose puzzle is named after the generator but holds another puzzle (each file once).
 fn not_generated(definition: &SuiteDefinition) -> Vec<(String, String, GeneratedInstance)> {
     let mut seen = BTreeSet::new();
@@ -271,7 +285,7 @@ fn not_generated(definition: &SuiteDefinition) -> Vec<(String, String, Generated
     for test in definition.tests() {
         let file = test.puzzle.strip_prefix(&definition.dir).unwrap_or(&test.puzzle).display().to_string();
         let Some(generated) = definition.referee.instance_from_file_name(&file) else { continue };
-        if seen.insert(file.clone()) && test.puzzle_text != generated.text {
+        if seen.insert(file.clone()) && !suite::same_modulo_line_endings(&test.puzzle_text, &generated.text) {
             found.push((test.id.clone(), file, generated));
         }
     }

@@ -27,6 +27,15 @@ pub struct StoredAnswer {
     pub nodes: u64,
     /// Digest of the puzzle and input the answer was computed from.
     pub input_digest: String,
+    /// The test's kind when the answer was computed (stored for tests that read no input, the
+    /// solve kinds): with the digest, what lets suite loading trust the answer without solving.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The reference's detail for such a test: its solution, replayed by the checker when the
+    /// suite is loaded, or how it proved the puzzle unsolvable (see
+    /// [`super::SuiteDefinition::verify`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 impl ExpectedFile {

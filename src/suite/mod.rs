@@ -4,8 +4,10 @@
 //! Read in two stages, as ripgrep reads its arguments: [`raw`] is the file as written; then
 //! [`SuiteDefinition`] has every path resolved and read, every limit defaulted and every name
 //! checked; then [`SuiteDefinition::verify`] validates the suite as a whole (every derived
-//! solution present, no two tests identical), asks the reference for every test's answer (so
-//! every puzzle parses and no check test's answer turns on a point the rulings leave open) and
+//! solution present, no two tests identical), asks the reference for every check test's answer
+//! (so every puzzle parses and no check test's answer turns on a point the rulings leave open)
+//! and confirms every solve test's stored answer by a linear check where it can (replaying the
+//! stored solution; see `trusted`), asking the reference to solve only where it cannot, and
 //! refuses a stored expectation that is missing, stale or different, naming the test. Both stages
 //! are one [`Suite`] type, told apart by what a test holds.
 //!
@@ -24,14 +26,17 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use bhref::referee::{Expected, Referee, RefereeError, TaskSpec};
+use bhref::referee::{Expected, Judgement, Referee, RefereeError, TaskSpec};
 
 pub use bhref::referee::DeriveError;
 pub use derive::DeriveRule;
 pub use expected::{ExpectedFile, StoredAnswer};
 pub use launch::Launch;
 pub use raw::Pos;
-pub use resolve::{digest, load_definition, outline, wall_backstop, Outline};
+pub use resolve::{
+    digest, load_definition, outline, read_inside, same_modulo_line_endings, unix_line_endings, wall_backstop,
+    FileRefusal, Outline, MAX_SUITE_FILE,
+};
 
 use crate::sandbox::Limits;
 
@@ -185,12 +190,17 @@ impl SuiteDefinition {
         Ok(())
     }
 
-    /// Validates the suite and confirms every stored expectation with the reference.
+    /// Validates the suite and confirms every stored expectation with the reference (a solve
+    /// test's stored answer by a linear check when it can be: see [`trusted`]).
     pub fn verify(self) -> Result<Suite, SuiteError> {
         self.validate()?;
         let stored = ExpectedFile::read(&self.dir)?;
         let referee = Arc::clone(&self.referee);
         self.try_map_tests(|def| {
+            if let Some(expected) = stored.tests.get(&def.id).and_then(|answer| trusted(referee.as_ref(), &def, answer))
+            {
+                return Ok(Test { def, expected });
+            }
             // The reference first: an invalid puzzle or an ambiguous check is the suite's
             // real problem, whatever expected.json says.
             let expected = reference_answer(referee.as_ref(), &def)?;
@@ -210,6 +220,47 @@ impl SuiteDefinition {
             Ok(Test { def, expected })
         })
     }
+}
+
+/// A stored answer that suite loading may use without asking the reference to solve again, or
+/// `None` when the reference must be asked.
+///
+/// Asking costs a check test a linear replay, so check tests (those that read an input) are
+/// always asked. A solve test can cost the reference its whole search budget, once per test at
+/// every `mark`, so its stored answer is used when it was stored for this very puzzle and kind
+/// (input digest and kind match) and its stored detail passes the game's own judge, a linear
+/// check:
+///
+/// - a stored solution (answer `1` in Black Hole, a move count in Late Binding) is judged as if a
+///   program had printed it, which replays it through the reference checker: a solvable answer
+///   is never trusted without a valid witness;
+/// - an unsolvable answer (`0`, or `-1` in Late Binding) has no witness to replay: it is trusted
+///   as stored, when its own answer line is the judge's accepted answer. A proof of
+///   unsolvability is the search itself; re-running it at every load is what this avoids.
+///   `expected.json` is written by `bhgrade regen` and checked by `bhgrade regen --check`
+///   (which solves everything again, as CI should run after any change to the reference), so a
+///   stored `0` is as trustworthy as the reference that wrote it, and a puzzle or kind changed
+///   since is caught by the digest and kind.
+///
+/// Answers stored before the detail was (older `expected.json` files) are asked for as before.
+fn trusted(referee: &dyn Referee, def: &TestDefinition, stored: &StoredAnswer) -> Option<Expected> {
+    if def.task.reads_input || stored.input_digest != def.input_digest || stored.kind.as_deref() != Some(&def.kind) {
+        return None;
+    }
+    let detail = stored.detail.clone()?;
+    let expected = Expected { answer: stored.answer.clone(), detail, nodes: stored.nodes, micros: 0 };
+    let name = def.puzzle.display().to_string();
+    let instance = bhref::referee::Instance { name: &name, text: &def.puzzle_text };
+    let accepts = |output: &str| {
+        referee.judge(&def.kind, instance, None, &expected, output.as_bytes()).ok() == Some(Judgement::Accepted)
+    };
+    if accepts(&expected.detail) {
+        // A valid witness: the answer must be the one it starts with (a witness stored beside
+        // an unsolvable answer is a contradiction, settled by the reference).
+        let leads = expected.detail.split_whitespace().next() == Some(expected.answer.as_str());
+        return leads.then_some(expected);
+    }
+    accepts(&expected.answer).then_some(expected)
 }
 
 /// The reference's answer for one test definition.

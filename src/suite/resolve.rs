@@ -214,10 +214,10 @@ impl Resolver<'_> {
                 };
                 let file = derive::derived_file(part, &test.id.value);
                 let path = self.dir.join(&file);
-                let input = match std::fs::read_to_string(&path) {
+                let input = match read_inside(self.dir, &path) {
                     Ok(text) => Some(text),
-                    Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                    Err(error) => return Err(SuiteError::Read { path, error }),
+                    Err(FileRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(error) => return Err(SuiteError::Read { path, error: std::io::Error::other(error) }),
                 };
                 Ok((input, Some(Derivation { rule, file, path })))
             }
@@ -238,14 +238,15 @@ impl Resolver<'_> {
         }
     }
 
-    /// Reads a file named relative to the suite folder; it must stay inside the folder.
+    /// Reads a file named relative to the suite folder; it must stay inside the folder (also
+    /// through symlinks) and be a regular file of at most [`MAX_SUITE_FILE`] bytes.
     fn read(&self, name: &At<String>) -> Result<(PathBuf, String), SuiteError> {
         let relative = Path::new(&name.value);
         if relative.is_absolute() || relative.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
             return Err(self.invalid(name.pos, format!("`{}` must be a path inside the suite folder", name.value)));
         }
         let path = self.dir.join(relative);
-        match std::fs::read_to_string(&path) {
+        match read_inside(self.dir, &path) {
             Ok(text) => Ok((path, text)),
             Err(error) => Err(self.invalid(name.pos, format!("cannot read `{}`: {error}", name.value))),
         }
@@ -326,13 +327,119 @@ impl Resolver<'_> {
     }
 }
 
-/// A digest of what determines a test's expected answer.
+/// The largest file a suite may name (instance, solution, derived solution): far more than any
+/// puzzle of the course (a few hundred bytes; the reference's own limits allow a million cards
+/// in about 7 MiB), small enough that a runaway file cannot exhaust memory.
+pub const MAX_SUITE_FILE: u64 = 16 << 20;
+
+/// Why a suite file was refused, as its message says.
+#[derive(Debug)]
+pub enum FileRefusal {
+    Io(std::io::Error),
+    /// Leaves the suite folder (through a symlink).
+    Outside(PathBuf),
+    /// A FIFO, device, socket or folder: reading it could block forever or never end.
+    NotRegular(&'static str),
+    TooLarge(u64),
+    NotUtf8,
+}
+
+impl std::fmt::Display for FileRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileRefusal::Io(error) => write!(f, "{error}"),
+            FileRefusal::Outside(target) => {
+                write!(f, "it leads outside the suite folder (to {}) through a symlink", target.display())
+            }
+            FileRefusal::NotRegular(what) => write!(f, "it is {what}, not a regular file"),
+            FileRefusal::TooLarge(size) => {
+                write!(f, "it holds more than {} MiB ({size} bytes or more)", MAX_SUITE_FILE >> 20)
+            }
+            FileRefusal::NotUtf8 => write!(f, "stream did not contain valid UTF-8"),
+        }
+    }
+}
+
+impl std::error::Error for FileRefusal {}
+
+/// Reads `path`, a file of the suite folder `dir` (canonical), as text; refused when it resolves (through symlinks) outside `dir`, is not a regular file
+/// (a FIFO would block the read forever, `/dev/zero` would never end), or holds more than
+/// [`MAX_SUITE_FILE`] bytes.
+///
+/// The file is opened without blocking (a FIFO with no writer would block `open` itself) and
+/// checked again once open, so a file swapped between the checks is still caught; at most
+/// [`MAX_SUITE_FILE`] + 1 bytes are ever read.
+pub fn read_inside(dir: &Path, path: &Path) -> Result<String, FileRefusal> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let real = path.canonicalize().map_err(FileRefusal::Io)?;
+    if !real.starts_with(dir) {
+        return Err(FileRefusal::Outside(real));
+    }
+    let kind = |file_type: std::fs::FileType| -> Option<&'static str> {
+        if file_type.is_file() {
+            None
+        } else if file_type.is_fifo() {
+            Some("a FIFO (named pipe)")
+        } else if file_type.is_char_device() || file_type.is_block_device() {
+            Some("a device")
+        } else if file_type.is_socket() {
+            Some("a socket")
+        } else if file_type.is_dir() {
+            Some("a folder")
+        } else {
+            Some("a special file")
+        }
+    };
+    let metadata = std::fs::metadata(&real).map_err(FileRefusal::Io)?;
+    if let Some(what) = kind(metadata.file_type()) {
+        return Err(FileRefusal::NotRegular(what));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(&real)
+        .map_err(FileRefusal::Io)?;
+    let metadata = file.metadata().map_err(FileRefusal::Io)?;
+    if let Some(what) = kind(metadata.file_type()) {
+        return Err(FileRefusal::NotRegular(what));
+    }
+    if metadata.len() > MAX_SUITE_FILE {
+        return Err(FileRefusal::TooLarge(metadata.len()));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_SUITE_FILE + 1).read_to_end(&mut bytes).map_err(FileRefusal::Io)?;
+    if bytes.len() as u64 > MAX_SUITE_FILE {
+        return Err(FileRefusal::TooLarge(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|_| FileRefusal::NotUtf8)
+}
+
+/// A digest of what determines a test's expected answer, modulo line endings (see
+/// [`unix_line_endings`]): a suite checked out with Windows line endings (git's `autocrlf`) has
+/// the same digests, as its puzzles and solutions are the same to every reader.
 pub fn digest(puzzle_text: &str, input: Option<&str>) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(puzzle_text.as_bytes());
+    hasher.update(unix_line_endings(puzzle_text).as_bytes());
     if let Some(input) = input {
         hasher.update([0u8]);
-        hasher.update(input.as_bytes());
+        hasher.update(unix_line_endings(input).as_bytes());
     }
     format!("{:x}", hasher.finalize())
+}
+
+/// `text` with every `\r\n` made `\n` (borrowed when it has none, so a digest of a file with
+/// Unix line endings is what it always was). Every game's parsers read `\r` as white space,
+/// as the students' `Scanner` does, so the two texts are the same puzzle or solution.
+pub fn unix_line_endings(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains("\r\n") {
+        std::borrow::Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// Whether two texts are equal once every `\r\n` is read as `\n` (see [`unix_line_endings`]).
+pub fn same_modulo_line_endings(a: &str, b: &str) -> bool {
+    a == b || unix_line_endings(a) == unix_line_endings(b)
 }

@@ -1,6 +1,7 @@
 //! The integration tests: one binary that drives the real `bhgrade` CLI against the fixtures
 //! (real Java submissions built with the real JDK) and checks verdicts, reports and errors.
 
+mod bounds;
 mod errors;
 mod hostile;
 mod html;

@@ -65,6 +65,10 @@ pub fn refutes(
         return false;
     }
     let mut budget = budget;
+    let late = || deadline.is_some_and(|d| Instant::now() >= d);
+    if late() {
+        return false;
+    }
     // Games already played, by arc, counts and where they end: end ranks outside an arc share
     // its games.
     let mut played: HashMap<(usize, usize, u32, u32, u8), bool> = HashMap::new();
@@ -73,6 +77,10 @@ pub fn refutes(
         let mut refuted = false;
         // Small arcs first: their games are cheap.
         for (size, lo) in (2..=ranks - 2).flat_map(|size| (0..ranks).map(move |lo| (size, lo))) {
+            // Projecting costs time linear in the layout, before a game's own clock runs.
+            if late() {
+                return false;
+            }
             let mut allowed = game_budget.min(budget);
             let dead = arc_is_dead(layout, pos, (&edges, t), (lo, size), (&mut allowed, deadline), &mut played);
             budget -= game_budget.min(budget) - allowed;
@@ -117,6 +125,11 @@ fn arc_is_dead(
     let end = place(offset(t as u32));
     if let Some(&dead) = played.get(&(lo, size, l, r, end)) {
         return Some(dead);
+    }
+    // Each non-empty pile projects to a pile of the game: too many cannot be packed, and
+    // counting them first spares projecting every card of a huge layout to find that out.
+    if pos.heights.iter().filter(|&&h| h > 0).count() > MAX_PILES {
+        return None;
     }
     let mut piles: Vec<Vec<Item>> = Vec::new();
     let mut left = [0u32; 64];

@@ -80,40 +80,44 @@ impl Placer {
 
 impl KeyLayout {
     /// The layout for piles with these ranks (bottom first) in a deck of `ranks` ranks.
+    #[cfg(test)]
     pub fn new(pile_ranks: &[Vec<u32>], ranks: u32) -> Self {
+        let (prefix, prefixes) = super::state::prefix_ids(pile_ranks);
+        Self::with_prefixes(pile_ranks, &prefix, prefixes, ranks)
+    }
+
+    /// [`Self::new`] with the piles' bottom runs already numbered by
+    /// [`super::state::prefix_ids`] (`prefixes` ids in all): a remnant's class is that of its
+    /// run, so finding it costs one lookup, not a search of the earlier piles.
+    pub fn with_prefixes(pile_ranks: &[Vec<u32>], prefix: &[Vec<u32>], prefixes: usize, ranks: u32) -> Self {
         let mut placer = Placer { word: 0, used: 1 };
         let hole = placer.place(bits_for(u64::from(ranks) - 1));
         let worm = placer.place(bits_for(u64::from(ranks)));
         let mut unit_max = vec![0u64; ranks as usize];
         let mut remnant: Vec<Vec<Remnant>> = Vec::with_capacity(pile_ranks.len());
         let mut class_bits: Vec<Vec<Field>> = Vec::new();
-        // The class of each (pile, height), to find a new remnant's class among earlier piles.
-        let mut classes: Vec<Vec<Option<u32>>> = Vec::with_capacity(pile_ranks.len());
-        for (p, ranks_p) in pile_ranks.iter().enumerate() {
+        // The class of each bottom run of ranks (by its prefix id), once one has been seen:
+        // classes are numbered in order of first appearance, pile by pile, bottom up.
+        let mut class_of: Vec<u32> = vec![u32::MAX; prefixes];
+        for (ranks_p, prefix_p) in pile_ranks.iter().zip(prefix) {
             let unit = prune::unit_flags(ranks_p);
             let mut own = Vec::with_capacity(ranks_p.len());
-            let mut own_classes = Vec::with_capacity(ranks_p.len());
             for h in 1..=ranks_p.len() {
                 if unit[h - 1] {
                     unit_max[ranks_p[0] as usize] += 1;
                     own.push(Remnant::Unit { rank: ranks_p[0] });
-                    own_classes.push(None);
                     continue;
                 }
-                let twin = (0..p).find(|&q| pile_ranks[q].len() >= h && pile_ranks[q][..h] == ranks_p[..h]);
-                let class = match twin.and_then(|q| classes[q][h - 1]) {
-                    Some(class) => class,
-                    None => {
-                        class_bits.push(Vec::new());
-                        class_bits.len() as u32 - 1
-                    }
-                };
+                let slot = &mut class_of[prefix_p[h - 1] as usize];
+                if *slot == u32::MAX {
+                    class_bits.push(Vec::new());
+                    *slot = class_bits.len() as u32 - 1;
+                }
+                let class = *slot;
                 class_bits[class as usize].push(placer.place(1));
                 own.push(Remnant::Class(class));
-                own_classes.push(Some(class));
             }
             remnant.push(own);
-            classes.push(own_classes);
         }
         let unit_counts = unit_max.iter().map(|&max| placer.place(bits_for(max))).collect();
         KeyLayout {

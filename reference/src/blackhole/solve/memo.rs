@@ -18,6 +18,9 @@ const MAX_LOAD_DEN: usize = 4;
 /// allocate and zero once per solve.
 const MIN_SLOTS: usize = 1 << 10;
 
+/// The most bytes the first table takes ([`MIN_SLOTS`] slots of keys up to 8 words).
+const FIRST_TABLE_BYTES: usize = MIN_SLOTS * 8 * 8;
+
 /// A set of dead-state keys in one open-addressing table with linear probing.
 ///
 /// Every key is `width` words. A zero first word marks an empty slot: key layouts set a guard
@@ -36,10 +39,14 @@ pub struct DeadSet {
 
 impl DeadSet {
     /// An empty set for keys of `width` words that never allocates more than `max_bytes`
-    /// (beyond a first table of [`MIN_SLOTS`] slots, if even that does not fit).
+    /// (beyond a first table of at most [`MIN_SLOTS`] slots, if even that does not fit).
     pub fn new(width: usize, max_bytes: usize) -> Self {
         assert!(width >= 1, "keys have at least the guard word");
-        let slots = if MIN_SLOTS * width * 8 <= max_bytes { MIN_SLOTS } else { 0 };
+        // Very wide keys (huge layouts) start with fewer slots, so that making the table costs
+        // no more than [`FIRST_TABLE_BYTES`]; it doubles as it fills like any other.
+        let fit = (FIRST_TABLE_BYTES / (width * 8)).clamp(2, MIN_SLOTS);
+        let first = 1 << fit.ilog2();
+        let slots = if first * width * 8 <= max_bytes { first } else { 0 };
         DeadSet { width, table: vec![0; slots * width], bits: slots.trailing_zeros(), len: 0, max_bytes, peak_len: 0 }
     }
 

@@ -28,7 +28,7 @@ pub fn unit_flags(ranks: &[u32]) -> Vec<bool> {
     unit
 }
 
-/// A playable card in the candidate list of [`keep_plays`].
+/// A playable card in the candidate list of [`keep_plays_with`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlayCandidate {
     pub pile: u32,
@@ -52,7 +52,22 @@ pub struct PlayCandidate {
 /// original gets the same treatment (a card of rank `k` goes in, a card of rank `k` comes out),
 /// so the rule holds for Worm Hole too. The new solution has the same length and begins with
 /// `y`, a kept card.
-pub fn keep_plays(candidates: &mut Vec<PlayCandidate>) {
+///
+/// So a non-unit card is always kept, and a unit card exactly when no non-unit card of its rank
+/// is playable and no unit card of its rank comes before it. Long lists (many piles) are done in
+/// two passes with one flag per rank (`keep_plays_by_rank`); short ones, the common case, by
+/// comparing pairs. `flags` is the scratch of `keep_plays_by_rank` (one
+/// flag per rank, grown as needed and left all zero), so that a search allocates it once.
+#[inline]
+pub fn keep_plays_with(candidates: &mut Vec<PlayCandidate>, flags: &mut Vec<u8>) {
+    if candidates.len() > SHORT_LIST {
+        let ranks = candidates.iter().map(|c| c.rank as usize + 1).max().unwrap_or(0);
+        if flags.len() < ranks {
+            flags.resize(ranks, 0);
+        }
+        keep_plays_by_rank(candidates, flags);
+        return;
+    }
     let mut i = 0;
     while i < candidates.len() {
         let c = candidates[i];
@@ -63,6 +78,41 @@ pub fn keep_plays(candidates: &mut Vec<PlayCandidate>) {
         } else {
             i += 1;
         }
+    }
+}
+
+/// [`keep_plays_with`] with scratch of its own.
+#[cfg(test)]
+pub fn keep_plays(candidates: &mut Vec<PlayCandidate>) {
+    keep_plays_with(candidates, &mut Vec::new());
+}
+
+/// The longest candidate list [`keep_plays_with`] compares pairwise.
+const SHORT_LIST: usize = 32;
+
+/// [`keep_plays_with`] in linear time, with `flags` (one per rank, all zero; left all zero) as
+/// scratch.
+fn keep_plays_by_rank(candidates: &mut Vec<PlayCandidate>, flags: &mut [u8]) {
+    const NON_UNIT: u8 = 1;
+    const UNIT_KEPT: u8 = 2;
+    for c in candidates.iter() {
+        if !c.unit {
+            flags[c.rank as usize] = NON_UNIT;
+        }
+    }
+    candidates.retain(|c| {
+        let flag = &mut flags[c.rank as usize];
+        if !c.unit {
+            return true;
+        }
+        if *flag != 0 {
+            return false;
+        }
+        *flag = UNIT_KEPT;
+        true
+    });
+    for c in candidates.iter() {
+        flags[c.rank as usize] = 0;
     }
 }
 
@@ -107,7 +157,12 @@ pub fn worm_then_play(under_playable: bool) -> bool {
 /// `p` becomes one of the same length whose first move takes the same rank from `q`.
 ///
 /// `twins` lists, for `p`, the earlier piles with the length of their common bottom run of
-/// ranks (from [`super::state::Layout`]).
+/// ranks ([`super::state::Layout::twins`], for layouts of few piles). On a layout of many piles
+/// the search applies the rule through [`super::state::Layout::prefix`] instead (two piles are
+/// twins exactly when their bottom runs up to their heights have one prefix id), marking the
+/// ids seen while it lists a position's piles, in time linear in the piles; the tests check the
+/// two agree.
+#[inline]
 pub fn has_earlier_twin(twins: &[(u32, u32)], heights: &[u32], h: u32) -> bool {
     twins.iter().any(|&(q, common)| heights[q as usize] == h && common >= h)
 }
@@ -132,6 +187,35 @@ mod tests {
         let mut alone = vec![c(7, 1, true)];
         keep_plays(&mut alone);
         assert_eq!(alone, vec![c(7, 1, true)]);
+    }
+
+    #[test]
+    fn long_lists_keep_what_pairwise_comparison_keeps() {
+        let mut rng = 99u64;
+        for _ in 0..300 {
+            let mut list = Vec::new();
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = SHORT_LIST + 1 + (rng >> 58) as usize;
+            for pile in 0..len as u32 {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                list.push(PlayCandidate { pile, rank: (rng >> 40) as u32 % 5, unit: rng >> 63 == 1 });
+            }
+            let mut pairwise = list.clone();
+            let mut i = 0;
+            while i < pairwise.len() {
+                let c = pairwise[i];
+                if c.unit && pairwise.iter().enumerate().any(|(j, d)| j != i && d.rank == c.rank && (!d.unit || j < i))
+                {
+                    pairwise.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            let mut flags = Vec::new();
+            keep_plays_with(&mut list, &mut flags);
+            assert_eq!(list, pairwise);
+            assert!(flags.iter().all(|&f| f == 0));
+        }
     }
 
     #[test]

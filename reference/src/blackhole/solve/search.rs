@@ -17,7 +17,7 @@ use crate::blackhole::model::{Game, Move};
 use super::cuts::PileOrder;
 use super::memo::DeadSet;
 use super::prune::{self, PlayCandidate};
-use super::state::{Layout, Played, Position, Step};
+use super::state::{Layout, Played, Position, Step, FEW_PILES};
 use super::walk;
 
 /// How far one search may go.
@@ -36,9 +36,30 @@ pub enum End {
     GaveUp,
 }
 
-/// The time is read once per this many nodes: often enough to stop within a few
-/// milliseconds of the deadline, rarely enough to cost nothing.
+/// The time is read once per this many nodes of a small layout: often enough to stop within a
+/// few milliseconds of the deadline, rarely enough to cost nothing. A node costs time linear in
+/// the layout (its piles, ranks and key words), so a large layout reads it more often
+/// ([`clock_every`]), down to every node.
 const CLOCK_EVERY: u64 = 1024;
+
+/// Layouts up to this size (piles + ranks + key words) read the time every [`CLOCK_EVERY`]
+/// nodes; larger ones proportionally more often.
+const SMALL_LAYOUT: usize = 1024;
+
+/// Keys wider than this many words are not worked out for every child of a node (that costs
+/// children times width, quadratic in the piles): each child is looked up in the memo when it
+/// is entered instead (see [`Search::drop_dead_children`] for why that finds the same).
+const WIDE_KEY: usize = 8;
+
+/// How many nodes of `layout` pass between two readings of the clock.
+fn clock_every(layout: &Layout) -> u64 {
+    let size = layout.pile_ranks.len() + layout.ranks as usize + layout.key.width();
+    if size <= SMALL_LAYOUT {
+        CLOCK_EVERY
+    } else {
+        (CLOCK_EVERY * SMALL_LAYOUT as u64 / size as u64).max(1)
+    }
+}
 
 /// One level of the search: its children are `moves[start..end]`, `next` is the next to try.
 #[derive(Clone, Copy, Debug)]
@@ -59,6 +80,16 @@ pub struct Search<'a> {
     order: PileOrder,
     /// Scratch for [`Self::drop_dead_children`].
     child_keys: Vec<u64>,
+    /// Whether keys are wider than [`WIDE_KEY`]: children are then looked up in the memo as
+    /// they are entered.
+    wide: bool,
+    clock_every: u64,
+    /// `twin_seen[id] == stamp`: a pile with prefix id `id` was listed at this node (see
+    /// [`Self::children`]).
+    twin_seen: Vec<u32>,
+    stamp: u32,
+    /// Scratch for [`prune::keep_plays_with`].
+    rank_flags: Vec<u8>,
 }
 
 impl<'a> Search<'a> {
@@ -73,6 +104,11 @@ impl<'a> Search<'a> {
             worm_piles: Vec::new(),
             order,
             child_keys: Vec::new(),
+            wide: layout.key.width() > WIDE_KEY,
+            clock_every: clock_every(layout),
+            twin_seen: vec![0; if layout.pile_ranks.len() <= FEW_PILES { 0 } else { layout.prefixes }],
+            stamp: 0,
+            rank_flags: Vec::new(),
         }
     }
 
@@ -96,7 +132,9 @@ impl<'a> Search<'a> {
                 if self.nodes > limits.max_nodes {
                     return End::GaveUp;
                 }
-                if self.nodes.is_multiple_of(CLOCK_EVERY) && limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                if (self.nodes == 1 || self.nodes.is_multiple_of(self.clock_every))
+                    && limits.deadline.is_some_and(|d| Instant::now() >= d)
+                {
                     return End::GaveUp;
                 }
                 if self.pos.is_won() {
@@ -107,9 +145,13 @@ impl<'a> Search<'a> {
                 // their memo slots load while the tests run.
                 let start = moves.len();
                 self.children(&mut moves);
-                self.prefetch_children(&moves[start..]);
+                if !self.wide {
+                    self.prefetch_children(&moves[start..]);
+                }
                 if self.feasible() {
-                    self.drop_dead_children(&mut moves, start);
+                    if !self.wide {
+                        self.drop_dead_children(&mut moves, start);
+                    }
                     frames.push(Frame { start, next: start, end: moves.len() });
                 } else {
                     moves.truncate(start);
@@ -123,7 +165,13 @@ impl<'a> Search<'a> {
             if frame.next < frame.end {
                 let step = moves[frame.next];
                 frame.next += 1;
-                path.push(self.pos.apply(self.layout, step));
+                let played = self.pos.apply(self.layout, step);
+                if self.wide && self.memo.contains(&self.pos.key) {
+                    // Known dead: as if its parent had dropped it.
+                    self.pos.undo(self.layout, played);
+                    continue;
+                }
+                path.push(played);
                 entering = true;
                 continue;
             }
@@ -228,6 +276,19 @@ impl<'a> Search<'a> {
         let worm_open = layout.game == Game::WormHole && pos.worm.is_none();
         self.candidates.clear();
         self.worm_piles.clear();
+        // Twin piles: only the first pile with a given bottom run (at its height) is listed
+        // (`prune::has_earlier_twin`). A twin has the same ranks, so it is playable or wormable
+        // exactly when the first one is: marking the listed piles' prefix ids is enough.
+        // On a layout of few piles, the lists of twins are shorter still.
+        let few = layout.pile_ranks.len() <= FEW_PILES;
+        if !few {
+            self.stamp = self.stamp.wrapping_add(1);
+            if self.stamp == 0 {
+                self.twin_seen.fill(0);
+                self.stamp = 1;
+            }
+        }
+        let stamp = self.stamp;
         for (p, &h) in pos.heights.iter().enumerate() {
             if h == 0 {
                 continue;
@@ -240,8 +301,19 @@ impl<'a> Search<'a> {
                 let under = layout.pile_ranks[p][top - 1];
                 prune::worm_then_play(under == up || under == down)
             };
-            if !(playable || wormable) || prune::has_earlier_twin(&layout.twins[p], &pos.heights, h) {
+            if !(playable || wormable) {
                 continue;
+            }
+            if few {
+                if prune::has_earlier_twin(&layout.twins[p], &pos.heights, h) {
+                    continue;
+                }
+            } else {
+                let seen = &mut self.twin_seen[layout.prefix[p][top] as usize];
+                if *seen == stamp {
+                    continue;
+                }
+                *seen = stamp;
             }
             if playable {
                 self.candidates.push(PlayCandidate { pile: p as u32, rank, unit });
@@ -250,7 +322,7 @@ impl<'a> Search<'a> {
                 self.worm_piles.push(p as u32);
             }
         }
-        prune::keep_plays(&mut self.candidates);
+        prune::keep_plays_with(&mut self.candidates, &mut self.rank_flags);
         // Cards with more beneath them first: clearing tall piles early keeps options open
         // (the paper's value ordering); a stable sort keeps pile order among equals.
         let heights = &pos.heights;

@@ -44,10 +44,51 @@ pub struct Layout {
     pub pile_ranks: Vec<Vec<u32>>,
     /// `unit[p][i]`: every card below position `i` of pile `p` has the rank of card `i`.
     pub unit: Vec<Vec<bool>>,
+    /// `prefix[p][h - 1]`: the class of the bottom `h` ranks of pile `p`: equal for two
+    /// (pile, height) pairs exactly when their heights are equal and so are their ranks, bottom
+    /// to top (see [`prefix_ids`]).
+    pub prefix: Vec<Vec<u32>>,
+    /// The number of prefix classes (every id in `prefix` is below it).
+    pub prefixes: usize,
     /// For each pile `p`, the earlier piles `q` whose bottom cards share `p`'s ranks, with the
-    /// length of the common bottom run of ranks (at least 1).
+    /// length of the common bottom run of ranks (at least 1), for [`prune::has_earlier_twin`]:
+    /// quadratic in the piles, so only for layouts of at most [`FEW_PILES`] piles (empty
+    /// otherwise), where it is the fastest test; larger ones use `prefix`.
     pub twins: Vec<Vec<(u32, u32)>>,
     pub key: KeyLayout,
+}
+
+/// The most piles for which [`Layout::twins`] is listed.
+pub const FEW_PILES: usize = 64;
+
+/// Numbers the bottom runs of ranks of every pile: `ids[p][h - 1]` is equal for `(p, h)` and
+/// `(q, g)` exactly when `h == g` and `piles[p][..h] == piles[q][..h]`. Ids are dense, from 1, in
+/// order of first appearance (pile by pile, bottom up); the second value is one past the
+/// largest.
+///
+/// The runs form a trie (a run's parent is the run one card shorter), so each id is found from
+/// its parent's id and its top rank in one hash lookup: O(cards) in all, where comparing piles
+/// pairwise would be quadratic in the number of piles.
+pub fn prefix_ids(piles: &[Vec<u32>]) -> (Vec<Vec<u32>>, usize) {
+    let mut children: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    let mut next = 1u32;
+    let ids = piles
+        .iter()
+        .map(|ranks| {
+            let mut parent = 0u32;
+            ranks
+                .iter()
+                .map(|&rank| {
+                    parent = *children.entry((parent, rank)).or_insert_with(|| {
+                        next += 1;
+                        next - 1
+                    });
+                    parent
+                })
+                .collect()
+        })
+        .collect();
+    (ids, next as usize)
 }
 
 impl Layout {
@@ -56,7 +97,8 @@ impl Layout {
         let cards = puzzle.piles.clone();
         let pile_ranks: Vec<Vec<u32>> = cards.iter().map(|pile| pile.iter().map(|&c| deck.rank(c)).collect()).collect();
         let unit = pile_ranks.iter().map(|ranks| prune::unit_flags(ranks)).collect();
-        let twins = (0..pile_ranks.len())
+        let few = pile_ranks.len() <= FEW_PILES;
+        let twins = (0..if few { pile_ranks.len() } else { 0 })
             .map(|p| {
                 (0..p)
                     .filter_map(|q| {
@@ -66,8 +108,9 @@ impl Layout {
                     .collect()
             })
             .collect();
-        let key = KeyLayout::new(&pile_ranks, deck.ranks);
-        Layout { game, ranks: deck.ranks, cards, pile_ranks, unit, twins, key }
+        let (prefix, prefixes) = prefix_ids(&pile_ranks);
+        let key = KeyLayout::with_prefixes(&pile_ranks, &prefix, prefixes, deck.ranks);
+        Layout { game, ranks: deck.ranks, cards, pile_ranks, unit, prefix, prefixes, twins, key }
     }
 }
 
@@ -237,5 +280,61 @@ mod tests {
         assert_eq!(pos.key, start);
         assert_eq!(pos.heights, vec![3, 0, 9]);
         assert_eq!(pos.hole, 0);
+    }
+}
+
+#[cfg(test)]
+mod prefix_tests {
+    use super::*;
+    use crate::rng::SplitMix64;
+
+    #[test]
+    fn prefix_ids_are_equal_exactly_for_equal_bottom_runs() {
+        let mut rng = SplitMix64::new(7);
+        for _ in 0..200 {
+            let piles: Vec<Vec<u32>> =
+                (0..rng.below(12)).map(|_| (0..rng.below(5)).map(|_| rng.below(3)).collect()).collect();
+            let (ids, count) = prefix_ids(&piles);
+            for (p, a) in piles.iter().enumerate() {
+                for (q, b) in piles.iter().enumerate() {
+                    for h in 1..=a.len() {
+                        for g in 1..=b.len() {
+                            let same = h == g && a[..h] == b[..g];
+                            assert_eq!(ids[p][h - 1] == ids[q][g - 1], same, "{piles:?} {p}/{h} {q}/{g}");
+                            assert!((ids[p][h - 1] as usize) < count);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_twin_rule_by_prefix_ids_is_the_rule_as_stated() {
+        let mut rng = SplitMix64::new(8);
+        for _ in 0..300 {
+            let piles: Vec<Vec<u32>> =
+                (0..rng.below(10)).map(|_| (0..rng.below(5)).map(|_| rng.below(3)).collect()).collect();
+            let (ids, _) = prefix_ids(&piles);
+            let heights: Vec<u32> = piles.iter().map(|p| rng.below(p.len() as u32 + 1)).collect();
+            let twins: Vec<Vec<(u32, u32)>> = (0..piles.len())
+                .map(|p| {
+                    (0..p)
+                        .filter_map(|q| {
+                            let common = piles[p].iter().zip(&piles[q]).take_while(|(a, b)| a == b).count();
+                            (common > 0).then_some((q as u32, common as u32))
+                        })
+                        .collect()
+                })
+                .collect();
+            for p in 0..piles.len() {
+                let h = heights[p];
+                if h == 0 {
+                    continue;
+                }
+                let by_ids = (0..p).any(|q| heights[q] == h && ids[q][h as usize - 1] == ids[p][h as usize - 1]);
+                assert_eq!(by_ids, prune::has_earlier_twin(&twins[p], &heights, h), "{piles:?} {heights:?} {p}");
+            }
+        }
     }
 }
