@@ -59,7 +59,7 @@ fn nobody_gets_the_right_verdicts() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let all = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
     assert_eq!(output.status.code(), Some(0), "{all}");
-    assert!(stdout.contains("**Score: 2.0 / 2.0**"), "{all}");
+    assert!(stdout.contains("**Score: 2.00 / 2.00**"), "{all}");
     assert!(!stdout.contains("memory limit") && !stdout.contains("memory_limit"), "{all}");
     assert!(!stdout.contains("unable to create native thread"), "{all}");
     // It says how memory is limited without a cgroup.
