@@ -55,6 +55,14 @@ fn the_bundled_suite_is_up_to_date_with_the_reference() {
     assert!(run.stderr.contains("up to date"), "{}", run.stderr);
 }
 
+/// The same for the 2022 practical's suite (Late Binding Solitaire, `game: latebinding`).
+#[test]
+fn the_late_binding_suite_is_up_to_date_with_the_reference() {
+    let run = regen(&repo().join("suites/lbs-2022"), true);
+    assert_eq!(run.status, 0, "run `bhgrade regen --suite suites/lbs-2022` and commit the result:\n{}", run.stderr);
+    assert!(run.stderr.contains("up to date"), "{}", run.stderr);
+}
+
 #[test]
 fn regen_rebuilds_what_it_owns_and_a_second_run_changes_nothing() {
     let (_dir, suite) = bundled_copy();

@@ -1,16 +1,26 @@
 //! Derived candidate solutions for Late Binding check tests: a rule's name, the test's kind
-//! (`check` or a grace check) and its layout → the candidate solution's text, or a
-//! [`DeriveError`]. Reached through [`crate::referee::Referee::derive`].
+//! (`check`, or a grace check: `gracecheck`, `checkgrace`) and its layout → the candidate
+//! solution's text, or a [`DeriveError`] saying why the rule does not apply to this layout.
+//! Reached through [`crate::referee::Referee::derive`]; the harness writes the text where the
+//! suite reads it.
 //!
-//! So far the one rule is `reference`: the reference solver's solution, as Black Hole's. Every
-//! rule starts from the plain solution of the layout, or, for a grace check on a layout with
-//! none, the grace one, and its result is replayed through the reference checker, which must
-//! give the rule's promise. A rule that makes an illegal move is a new [`Rule`] with its edit in
-//! `edit` and its promise in `Rule::promised`.
+//! Every rule starts from the reference solver's plain solution of the layout, or, where the
+//! layout has none and the test (or the rule) plays with grace, from its grace solution. The
+//! edits live in [`edit`]: an illegal move is *inserted* before a move at the middle of the
+//! solution where it can be (scanning on from there, then from the start), and every move after
+//! it is kept, so a checker that only looks at the first moves is not let off, and one that
+//! skips an illegal move and carries on finds a winning solution and says `true`. Each result
+//! is replayed through the reference checker ([`check`]) and must give the rule's promised
+//! [`Finding`] ([`Rule::promised`]); a rule that cannot produce it on a layout is an error naming
+//! the rule, never a silently different test.
+
+mod edit;
+
+use std::fmt;
 
 use crate::referee::{DeriveError, Instance};
 
-use super::check::{check, CheckReport};
+use super::check::{check, check_moves, CheckReport, Finding, Illegal};
 use super::model::{Layout, Move, Variant};
 use super::parse::parse_layout;
 use super::solve::{solve, Budget, Outcome};
@@ -19,19 +29,66 @@ use super::solve::{solve, Budget, Outcome};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
     Reference,
+    Multiline,
+    OneShort,
+    CountTooLarge,
+    Dangling,
+    CardNotInRow,
+    CardAtPositionZero,
+    DestinationOutOfRange,
+    NotOneOrThree,
+    CardsDoNotMatch,
+    GraceSolution,
+    FarGrace,
+    GraceAlreadyUsed,
 }
 
 impl Rule {
-    /// Every rule, in the order the suite documentation lists them; the first is the default.
-    pub const ALL: [Rule; 1] = [Rule::Reference];
+    /// Every rule, in the order `suites/README.md` lists them; the first is the default.
+    pub const ALL: [Rule; 13] = [
+        Rule::Reference,
+        Rule::Multiline,
+        Rule::OneShort,
+        Rule::CountTooLarge,
+        Rule::Dangling,
+        Rule::CardNotInRow,
+        Rule::CardAtPositionZero,
+        Rule::DestinationOutOfRange,
+        Rule::NotOneOrThree,
+        Rule::CardsDoNotMatch,
+        Rule::GraceSolution,
+        Rule::FarGrace,
+        Rule::GraceAlreadyUsed,
+    ];
 
-    /// Every rule's name, in the order of [`Rule::ALL`].
-    pub const NAMES: [&'static str; 1] = [Rule::Reference.name()];
+    /// Every rule's name, in the order of [`Rule::ALL`]: what
+    /// [`crate::referee::Referee::derive_rules`] gives for this game.
+    pub const NAMES: [&'static str; 13] = {
+        let mut names = [""; 13];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = Rule::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
 
     /// The rule's name in `suite.yaml`.
     pub const fn name(self) -> &'static str {
         match self {
             Rule::Reference => "reference",
+            Rule::Multiline => "multiline",
+            Rule::OneShort => "one-short",
+            Rule::CountTooLarge => "count-too-large",
+            Rule::Dangling => "dangling",
+            Rule::CardNotInRow => "card-not-in-row",
+            Rule::CardAtPositionZero => "card-at-position-zero",
+            Rule::DestinationOutOfRange => "destination-out-of-range",
+            Rule::NotOneOrThree => "not-one-or-three",
+            Rule::CardsDoNotMatch => "cards-do-not-match",
+            Rule::GraceSolution => "grace-solution",
+            Rule::FarGrace => "far-grace",
+            Rule::GraceAlreadyUsed => "grace-already-used",
         }
     }
 
@@ -40,12 +97,51 @@ impl Rule {
         Rule::ALL.into_iter().find(|rule| rule.name() == name)
     }
 
-    /// Whether `report` (of the derived solution, checked in the test's variant) is what the
-    /// rule promises.
-    fn promised(self, report: &CheckReport) -> bool {
+    /// Whether the rule only makes sense with grace: its point is the second grace move, which
+    /// a plain check already refuses as the first illegal one.
+    fn grace_only(self) -> bool {
+        self == Rule::GraceAlreadyUsed
+    }
+
+    /// Whether the candidate's reports, checked as plain Late Binding (`plain`) and with grace
+    /// (`grace`), are what the rule promises for a test played as `variant`.
+    ///
+    /// The rules whose candidate is a grace solution promise both sides at once, whatever the
+    /// test's kind: refused by a plain check at its grace move, accepted with grace. So a
+    /// `check` test and a grace check of the same rule and layout hold the same candidate.
+    fn promised(self, variant: Variant, plain: &CheckReport, grace: &CheckReport) -> bool {
+        let report = if variant == Variant::Plain { plain } else { grace };
+        let illegal = |want: fn(&Illegal, i64) -> bool| matches!(report.finding, Finding::Illegal { ref reason, to, .. } if want(reason, to));
+        // A grace solution: refused plainly at its grace move onto pile 0, for `why`.
+        let grace_move = |why: fn(&Illegal) -> bool| {
+            let at = grace.grace_move;
+            grace.is_solution()
+                && at.is_some()
+                && matches!(plain.finding, Finding::Illegal { index, to: 0, ref reason, .. } if Some(index) == at && why(reason))
+        };
         match self {
-            Rule::Reference => report.is_solution(),
+            Rule::Reference | Rule::Multiline => report.is_solution(),
+            Rule::OneShort => matches!(report.finding, Finding::PilesLeft { piles: 2, .. }),
+            Rule::CountTooLarge => matches!(report.finding, Finding::CountLargerThanMovesGiven { dangling: false, .. }),
+            Rule::Dangling => matches!(report.finding, Finding::CountLargerThanMovesGiven { dangling: true, .. }),
+            Rule::CardNotInRow => illegal(|r, _| *r == Illegal::CardNotInRow),
+            Rule::CardAtPositionZero => illegal(|r, _| *r == Illegal::CardAtPositionZero),
+            Rule::DestinationOutOfRange => illegal(|r, _| matches!(r, Illegal::DestinationOutOfRange { .. })),
+            // Not onto pile 0, so that the move is illegal with the grace unused too.
+            Rule::NotOneOrThree => illegal(|r, to| to >= 1 && matches!(r, Illegal::NotOneOrThreePlaces { .. })),
+            Rule::CardsDoNotMatch => illegal(|r, to| to >= 1 && matches!(r, Illegal::CardsDoNotMatch { .. })),
+            Rule::GraceSolution => {
+                grace_move(|r| matches!(r, Illegal::NotOneOrThreePlaces { .. } | Illegal::CardsDoNotMatch { .. }))
+            }
+            Rule::FarGrace => grace_move(|r| matches!(r, Illegal::NotOneOrThreePlaces { .. })),
+            Rule::GraceAlreadyUsed => illegal(|r, _| matches!(r, Illegal::GraceAlreadyUsed { .. })),
         }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -59,28 +155,56 @@ fn check_variant(kind: &str) -> Option<Variant> {
 }
 
 /// The solution text the rule named `rule` derives for a test of `kind` on `instance`, from the
-/// reference's solution found within `budget`.
+/// reference's solutions found within `budget`.
 pub(super) fn derive(budget: &Budget, rule: &str, kind: &str, instance: Instance<'_>) -> Result<String, DeriveError> {
     let parsed = Rule::parse(rule)
         .ok_or_else(|| DeriveError::UnknownRule { rule: rule.to_string(), known: Rule::NAMES.to_vec() })?;
-    let variant = check_variant(kind).ok_or_else(|| DeriveError::WrongKind {
-        rule: rule.to_string(),
-        kind: kind.to_string(),
-        why: "makes candidate solutions for `check`, `gracecheck` and `checkgrace` tests only".into(),
-    })?;
+    let wrong_kind =
+        |why: &str| DeriveError::WrongKind { rule: rule.to_string(), kind: kind.to_string(), why: why.into() };
+    let variant = match check_variant(kind) {
+        Some(Variant::Plain) if parsed.grace_only() => {
+            return Err(wrong_kind("makes a second grace move and needs a `gracecheck` or `checkgrace` test"));
+        }
+        Some(variant) => variant,
+        None => {
+            return Err(wrong_kind("makes candidate solutions for `check`, `gracecheck` and `checkgrace` tests only"))
+        }
+    };
     let layout = parse_layout(instance.name, instance.text)
         .map_err(|e| DeriveError::InvalidInstance { message: e.to_string() })?;
-    let mut base = solved(&layout, Variant::Plain, budget);
-    if variant == Variant::Grace && base.is_err() {
-        base = solved(&layout, Variant::Grace, budget);
-    }
-    let integers = edit(parsed, &base?);
-    let report = check(&layout, variant, &integers);
-    if !parsed.promised(&report) {
+    let base = base_solution(parsed, &layout, variant, budget)?;
+    let integers = edit::edit(parsed, &layout, &base, budget)?;
+    let plain = check(&layout, Variant::Plain, &integers);
+    let grace = check(&layout, Variant::Grace, &integers);
+    if !parsed.promised(variant, &plain, &grace) {
+        let report = if variant == Variant::Plain { &plain } else { &grace };
         let reason = format!("the edited solution gives `{}` instead", report.finding);
         return Err(DeriveError::NotApplicable { rule: rule.to_string(), reason });
     }
-    Ok(format_integers(&integers))
+    Ok(format_integers(&integers, parsed == Rule::Multiline))
+}
+
+/// The reference solution a rule edits: the grace solver's for `grace-solution` (which must use
+/// its grace move, so the layout must have no plain solution); else the plain solution, or,
+/// when there is none and grace is in play (a grace check, or a rule that makes grace moves
+/// itself and only needs a legal start), the grace one.
+fn base_solution(rule: Rule, layout: &Layout, variant: Variant, budget: &Budget) -> Result<Vec<Move>, DeriveError> {
+    if rule == Rule::GraceSolution {
+        let moves = solved(layout, Variant::Grace, budget)?;
+        if check_moves(layout, Variant::Plain, &moves).is_solution() {
+            let reason = "the layout has a plain solution, so the grace solver's solution makes no grace move; \
+                          use a layout that plain Late Binding cannot solve"
+                .to_string();
+            return Err(DeriveError::NotApplicable { rule: rule.to_string(), reason });
+        }
+        return Ok(moves);
+    }
+    let plain = solved(layout, Variant::Plain, budget);
+    let grace_in_play = variant == Variant::Grace || matches!(rule, Rule::FarGrace | Rule::GraceAlreadyUsed);
+    match plain {
+        Err(DeriveError::NoSolution { .. }) if grace_in_play => solved(layout, Variant::Grace, budget),
+        other => other,
+    }
 }
 
 fn solved(layout: &Layout, variant: Variant, budget: &Budget) -> Result<Vec<Move>, DeriveError> {
@@ -93,58 +217,20 @@ fn solved(layout: &Layout, variant: Variant, budget: &Budget) -> Result<Vec<Move
     }
 }
 
-/// Applies `rule` to the legal, winning `base`, giving the candidate's integers: the number of
-/// moves, then each move's card and destination.
-fn edit(rule: Rule, base: &[Move]) -> Vec<i64> {
-    match rule {
-        Rule::Reference => {
-            let moves = base.iter().flat_map(|mv| [i64::from(mv.card), mv.to as i64]);
-            std::iter::once(base.len() as i64).chain(moves).collect()
+/// The integers as a student's file would hold them, with a final newline: all on one line, or
+/// for `multiline` the count on the first line and then one move per line (the contract reads
+/// integers, so line breaks mean nothing).
+fn format_integers(integers: &[i64], multiline: bool) -> String {
+    let mut out = String::new();
+    for (i, value) in integers.iter().enumerate() {
+        if i > 0 {
+            out.push(if multiline && i % 2 == 1 { '\n' } else { ' ' });
         }
+        out.push_str(&value.to_string());
     }
-}
-
-/// The integers on one line, with a final newline, as a student's file would hold them.
-fn format_integers(integers: &[i64]) -> String {
-    let mut out = integers.iter().map(i64::to_string).collect::<Vec<_>>().join(" ");
     out.push('\n');
     out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const EXAMPLE: &str = "3 2 4\n1 4 2 5\n";
-    const NO_PLAIN: &str = "3 2 2\n1 5\n";
-
-    fn derive(rule: &str, kind: &str, text: &str) -> Result<String, DeriveError> {
-        super::derive(&Budget::default(), rule, kind, Instance { name: "l.txt", text })
-    }
-
-    #[test]
-    fn the_reference_rule_gives_a_solution_that_checks() {
-        let text = derive("reference", "check", EXAMPLE).unwrap();
-        assert!(text.starts_with("3 ") && text.ends_with('\n'), "{text}");
-        let layout = parse_layout("l.txt", EXAMPLE).unwrap();
-        let integers: Vec<i64> = text.split_whitespace().map(|t| t.parse().unwrap()).collect();
-        assert!(check(&layout, Variant::Plain, &integers).is_solution(), "{text}");
-        assert_eq!(derive("reference", "check", "3 2 1\n4\n").unwrap(), "0\n");
-    }
-
-    #[test]
-    fn grace_checks_fall_back_to_a_grace_solution() {
-        let err = derive("reference", "check", NO_PLAIN).unwrap_err();
-        assert!(err.to_string().contains("no Late Binding solution to derive from"), "{err}");
-        assert_eq!(derive("reference", "checkgrace", NO_PLAIN).unwrap(), "1 5 0\n");
-        assert_eq!(derive("reference", "gracecheck", NO_PLAIN).unwrap(), "1 5 0\n");
-    }
-
-    #[test]
-    fn unknown_rules_kinds_and_layouts_are_errors() {
-        let err = derive("wrong-card", "check", EXAMPLE).unwrap_err();
-        assert_eq!(err.to_string(), "unknown derive rule `wrong-card`; expected one of: reference");
-        assert!(matches!(derive("reference", "solve", EXAMPLE), Err(DeriveError::WrongKind { .. })));
-        assert!(matches!(derive("reference", "check", "3 2 2\n1 1\n"), Err(DeriveError::InvalidInstance { .. })));
-    }
-}
+mod tests;
