@@ -6,6 +6,7 @@ mod errors;
 mod hostile;
 mod html;
 mod intake;
+mod lbs;
 mod mark;
 mod merge;
 mod nonroot;
