@@ -133,6 +133,10 @@ impl Context<'_> {
 
     /// Makes a run's own folder, writable by the user programs run as.
     fn own_folder(&self, dir: &Path) -> Result<(), SandboxError> {
+        // A confirming run reuses the first run's name: start from nothing whatever was left.
+        if dir.exists() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         let made = std::fs::create_dir(dir).and_then(|()| match self.sandbox.run_as() {
             Some(ids) => std::os::unix::fs::chown(dir, Some(ids.uid), Some(ids.gid)),
             None => Ok(()),

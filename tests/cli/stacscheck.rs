@@ -30,7 +30,8 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
         .arg(out.path())
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = std::fs::read_to_string(out.path().join("correct.md")).unwrap_or_default();
+    assert_eq!(output.status.code(), Some(1), "{}\n{report}", String::from_utf8_lossy(&output.stderr));
     let got = verdicts(out.path(), "correct");
     let expected: BTreeMap<String, String> = [
         ("build-all", "accepted"),
