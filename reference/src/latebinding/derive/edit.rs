@@ -16,9 +16,9 @@
 
 use crate::referee::DeriveError;
 
-use super::super::model::{cards_match, play_in_row, Card, Deck, Layout, Move, Variant};
-use super::super::solve::{solve, Budget, Outcome};
 use super::Rule;
+use crate::latebinding::model::{cards_match, play_in_row, Card, Deck, Layout, Move, Variant};
+use crate::latebinding::solve::{solve, Budget, Outcome};
 
 /// Plain solves tried, at most, in search of a winning ending after grace moves: a bound on a
 /// derivation's cost on a layout where no grace move leads to a win.
