@@ -11,7 +11,7 @@ use crate::pipeline::timing;
 use crate::report::model::{CheckRow, TestReport};
 use crate::report::text;
 use crate::sandbox::RunOutcome;
-use crate::suite::{Suite, Test};
+use crate::suite::{PuzzleVia, Suite, Test};
 use crate::verdict::{Judge, Judged};
 
 use super::{Part, PartTally, Plan, PlannedTest, Run, Word};
@@ -96,18 +96,32 @@ impl Judge for RefereeJudge<'_> {
 fn run_of(suite: &Suite, test: &Test) -> Run {
     let mut args: Vec<Word> = suite.launch.command[1..].iter().map(|word| Word::Text(word.into())).collect();
     args.push(Word::Text(test.def.task.command.into()));
-    args.push(Word::Text(test.def.puzzle.clone().into_os_string()));
+    let stdin = match test.def.puzzle_via {
+        PuzzleVia::File => {
+            args.push(Word::Text(test.def.puzzle.clone().into_os_string()));
+            test.def.input.clone().unwrap_or_default()
+        }
+        PuzzleVia::Stdin => test.def.puzzle_text.clone(),
+        PuzzleVia::Dash => {
+            args.push(Word::Text("-".into()));
+            test.def.puzzle_text.clone()
+        }
+    };
     let limits = test.def.limits;
     // The instance's path is not part of the identity (its text is, in the digest), so a
     // suite folder that moves keeps its stored results.
     let env = suite.launch.env_for(&limits);
     let mut launch = suite.launch.command.clone();
     launch.extend(env.iter().map(|(name, value)| format!("{name}={value}")));
-    let identity = vec![launch.join("\0"), test.def.task.command.to_string(), test.def.input_digest.clone()];
+    let mut identity = vec![launch.join("\0"), test.def.task.command.to_string(), test.def.input_digest.clone()];
+    // Said only when it is not the file, so that stored results of earlier versions still match.
+    if test.def.puzzle_via != PuzzleVia::File {
+        identity.push(format!("puzzle via {}", test.def.puzzle_via.name()));
+    }
     Run {
         program: OsString::from(&suite.launch.command[0]),
         args,
-        stdin: test.def.input.clone().unwrap_or_default().into_bytes(),
+        stdin: stdin.into_bytes(),
         env: env.into_iter().map(|(name, value)| (name, Word::Text(value.into()))).collect(),
         limits,
         run_limits: timing::run_limits(&limits, &suite.launch),
@@ -150,7 +164,12 @@ fn reproduce(suite: &Suite, test: &Test, puzzle: &std::path::Path) -> String {
     let mut words: Vec<String> = env.iter().map(|(name, value)| format!("{name}={}", quote(value))).collect();
     words.extend(suite.launch.command.iter().map(|word| quote(word)));
     words.push(quote(test.def.task.command));
-    words.push(format!("\"$SUITE\"/{}", quote(&puzzle.display().to_string())));
+    let puzzle = format!("\"$SUITE\"/{}", quote(&puzzle.display().to_string()));
+    match test.def.puzzle_via {
+        PuzzleVia::File => words.push(puzzle),
+        PuzzleVia::Stdin => return format!("{} < {puzzle}", words.join(" ")),
+        PuzzleVia::Dash => return format!("{} - < {puzzle}", words.join(" ")),
+    }
     let command = words.join(" ");
     let quoted = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
     match &test.def.input {

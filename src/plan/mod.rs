@@ -191,7 +191,8 @@ impl Plan<'_> {
     }
 
     /// A digest of everything that decides marks: parts and weights, tests (id, part, weight,
-    /// expected answer), their run limits, the credit for `-1`.
+    /// expected answer), their runs (what is run, on what input, how: the store's identity)
+    /// and limits, the credit for `-1`.
     pub fn digest(&self) -> String {
         use sha2::{Digest, Sha256};
         let mut hasher = Sha256::new();
@@ -207,6 +208,7 @@ impl Plan<'_> {
         for test in &self.tests {
             let limits = &self.runs[test.run].limits;
             add(&format!("test {} {} {} {limits:?}", test.blank.id, test.part, test.weight));
+            add(&self.runs[test.run].identity.join("\0"));
             add(&test.blank.expected);
             add(&test.blank.expected_detail);
         }

@@ -83,6 +83,42 @@ pub struct PartDefinition<T> {
     pub tests: Vec<T>,
 }
 
+/// How a test's program is given its puzzle. Contracts that read the puzzle from standard input
+/// when no file is named (or the file is `-`) are tested that way too: a program that only
+/// opens files fails those tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PuzzleVia {
+    /// The puzzle's path, as the last argument.
+    #[default]
+    File,
+    /// No puzzle argument; the puzzle's text on standard input.
+    Stdin,
+    /// The argument `-`; the puzzle's text on standard input.
+    Dash,
+}
+
+impl PuzzleVia {
+    /// The names a suite file uses, in the order they are listed in messages.
+    pub const NAMES: [&'static str; 3] = ["file", "stdin", "dash"];
+
+    pub fn parse(name: &str) -> Option<PuzzleVia> {
+        match name {
+            "file" => Some(PuzzleVia::File),
+            "stdin" => Some(PuzzleVia::Stdin),
+            "dash" => Some(PuzzleVia::Dash),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PuzzleVia::File => "file",
+            PuzzleVia::Stdin => "stdin",
+            PuzzleVia::Dash => "dash",
+        }
+    }
+}
+
 /// One test as defined, with its files read.
 #[derive(Clone, Debug)]
 pub struct TestDefinition {
@@ -92,6 +128,8 @@ pub struct TestDefinition {
     pub task: TaskSpec,
     /// Absolute path of the instance file, as given to the program.
     pub puzzle: PathBuf,
+    /// Whether the program gets that path or the puzzle's text on standard input.
+    pub puzzle_via: PuzzleVia,
     pub puzzle_text: String,
     /// The candidate solution fed on standard input (check kinds); `None` for a derived solution
     /// that `bhgrade regen` has not written yet.
@@ -175,14 +213,15 @@ impl Suite {
 
 impl SuiteDefinition {
     /// Checks what no single test can: every derived solution has been written, and no two
-    /// tests are identical (same kind, same puzzle text, same input: one would be marked twice).
+    /// tests are identical (same kind, same puzzle text given the same way, same input: one
+    /// would be marked twice).
     pub fn validate(&self) -> Result<(), SuiteError> {
-        let mut seen: HashMap<(&str, &str, Option<&str>), &str> = HashMap::new();
+        let mut seen: HashMap<(&str, &str, PuzzleVia, Option<&str>), &str> = HashMap::new();
         for def in self.tests() {
             if let (Some(derivation), None) = (&def.derive, &def.input) {
                 return Err(SuiteError::DerivedMissing { test: def.id.clone(), file: derivation.file.clone() });
             }
-            let key = (def.kind.as_str(), def.puzzle_text.as_str(), def.input.as_deref());
+            let key = (def.kind.as_str(), def.puzzle_text.as_str(), def.puzzle_via, def.input.as_deref());
             if let Some(first) = seen.insert(key, &def.id) {
                 return Err(SuiteError::Duplicate { test: def.id.clone(), same_as: first.to_string() });
             }

@@ -143,6 +143,11 @@ pub struct RawTest {
     pub limits: RawLimits,
     #[serde(default)]
     pub note: Option<String>,
+    /// How the program gets the puzzle: `file` (its path as the last argument, the default),
+    /// `stdin` (no argument, the text on standard input) or `dash` (`-`, the text on standard
+    /// input).
+    #[serde(default)]
+    pub puzzle_via: Option<At<String>>,
 }
 
 /// A YAML error with its position, as the YAML crate reports it.
@@ -157,12 +162,117 @@ pub fn parse(text: &str) -> Result<RawSuite, YamlError> {
     let options = serde_saphyr::options! { strict_booleans: true };
     serde_saphyr::from_str_with_options(text, options).map_err(|error| YamlError {
         pos: error.location().map(|loc| Pos { line: loc.line(), column: loc.column() }),
-        message: first_line(&error.to_string()),
+        message: {
+            let message = without_position(&error.to_string());
+            unknown_key(&message).unwrap_or(message)
+        },
     })
 }
 
-/// The YAML crate's messages may carry a source snippet after the first line; the harness
-/// prints its own position, so keep only the message.
-fn first_line(message: &str) -> String {
-    message.lines().next().unwrap_or_default().trim().to_string()
+/// serde's "unknown field `wieght`, expected one of id, title, weight, …" (or "expected `a` or
+/// `b`") as "unknown key `wieght`; did you mean `weight`?", and the keys allowed there.
+fn unknown_key(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, expected) = rest.split_once("`, expected ")?;
+    let expected = expected.strip_prefix("one of ").unwrap_or(expected);
+    let expected: Vec<&str> = expected
+        .split(", ")
+        .flat_map(|item| item.split(" or "))
+        .map(|key| key.trim().trim_matches('`'))
+        .filter(|key| !key.is_empty())
+        .collect();
+    let known = expected.iter().map(|key| format!("`{key}`")).collect::<Vec<_>>().join(", ");
+    Some(match closest(field, &expected) {
+        Some(guess) => format!("unknown key `{field}`; did you mean `{guess}`? (expected one of: {known})"),
+        None => format!("unknown key `{field}`; expected one of: {known}"),
+    })
+}
+
+/// The known word a misspelt one most likely meant: at most a third of its letters off.
+fn closest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
+    let word = word.to_lowercase();
+    known
+        .iter()
+        .map(|candidate| (edit_distance(&word, candidate), *candidate))
+        .filter(|(distance, candidate)| *distance <= candidate.chars().count().div_ceil(3))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance with a swap of two neighbours counted as one edit (`wieght`).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    rows[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let substitution = rows[i - 1][j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            let mut best = substitution.min(rows[i - 1][j] + 1).min(rows[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// The YAML crate's message without what the harness prints itself: its `error: ` and
+/// `line L column C: ` prefixes and any source snippet after the first line.
+fn without_position(message: &str) -> String {
+    let first = message.lines().next().unwrap_or_default().trim();
+    let first = first.strip_prefix("error: ").unwrap_or(first);
+    let after_position = first
+        .strip_prefix("line ")
+        .and_then(|rest| rest.split_once(" column "))
+        .and_then(|(line, rest)| rest.split_once(": ").map(|(column, message)| (line, column, message)))
+        .filter(|(line, column, _)| {
+            [line, column].iter().all(|number| !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|(_, _, message)| message);
+    after_position.unwrap_or(first).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelt_key_is_guessed() {
+        let keys = ["id", "title", "weight", "visible", "limits", "tests"];
+        assert_eq!(closest("wieght", &keys), Some("weight"));
+        assert_eq!(closest("Visable", &keys), Some("visible"));
+        assert_eq!(closest("test", &keys), Some("tests"));
+        assert_eq!(closest("colour", &keys), None);
+        assert_eq!(closest("x", &keys), None);
+    }
+
+    #[test]
+    fn serde_messages_for_unknown_keys_are_read() {
+        let one_of = unknown_key("unknown field `wieght`, expected one of id, title, weight").unwrap();
+        assert_eq!(one_of, "unknown key `wieght`; did you mean `weight`? (expected one of: `id`, `title`, `weight`)");
+        let two = unknown_key("unknown field `nmae`, expected `name` or `value`").unwrap();
+        assert!(two.contains("did you mean `name`?"), "{two}");
+        assert_eq!(unknown_key("invalid boolean"), None);
+    }
+
+    #[test]
+    fn the_position_is_not_repeated() {
+        assert_eq!(without_position("error: line 49 column 14: invalid boolean"), "invalid boolean");
+        assert_eq!(without_position("line 3 column 1: a: b\n  | snippet"), "a: b");
+        assert_eq!(without_position("error: line of sight: x"), "line of sight: x");
+        assert_eq!(without_position("invalid floating point"), "invalid floating point");
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_part_is_named_with_a_guess() {
+        let text = "name: s\ngame: g\nlaunch: [java, M]\nparts:\n  - id: p\n    wieght: 3\n    tests: []\n";
+        let error = parse(text).unwrap_err();
+        assert_eq!(error.pos, Some(Pos { line: 6, column: 5 }));
+        assert!(error.message.starts_with("unknown key `wieght`; did you mean `weight`?"), "{}", error.message);
+        assert!(!error.message.contains("line 6"), "{}", error.message);
+    }
 }

@@ -15,7 +15,9 @@ use sha2::{Digest, Sha256};
 use super::derive::{self, DeriveRule};
 use super::launch::{self, Launch};
 use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawSuite, RawTest};
-use super::{BuildSpec, Derivation, PartDefinition, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE};
+use super::{
+    BuildSpec, Derivation, PartDefinition, PuzzleVia, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE,
+};
 use crate::sandbox::Limits;
 
 /// Defaults for a test run: generous for a JVM, small enough that a class finishes. The time
@@ -134,6 +136,7 @@ impl Resolver<'_> {
                 })?;
                 let (puzzle, puzzle_text) = self.read(&test.puzzle)?;
                 let (input, derive) = self.input(referee.as_ref(), &part.id.value, &test, task.reads_input)?;
+                let puzzle_via = self.puzzle_via(&test, task.reads_input)?;
                 let weight = match test.weight {
                     Some(At { value, pos }) if value < 0.0 || !value.is_finite() => {
                         return Err(self.invalid(pos, "a test's `weight` must be 0 or more"));
@@ -147,6 +150,7 @@ impl Resolver<'_> {
                     kind: test.kind.value,
                     task,
                     puzzle,
+                    puzzle_via,
                     puzzle_text,
                     input,
                     derive,
@@ -222,6 +226,24 @@ impl Resolver<'_> {
                 Ok((input, Some(Derivation { rule, file, path })))
             }
         }
+    }
+
+    /// How the test gives its program the puzzle; standard input can carry only one thing.
+    fn puzzle_via(&self, test: &RawTest, reads_input: bool) -> Result<PuzzleVia, SuiteError> {
+        let Some(At { value, pos }) = &test.puzzle_via else { return Ok(PuzzleVia::File) };
+        let via = PuzzleVia::parse(value).ok_or_else(|| {
+            let known = PuzzleVia::NAMES.map(|name| format!("`{name}`")).join(", ");
+            self.invalid(*pos, format!("unknown `puzzle_via` `{value}`; expected one of: {known}"))
+        })?;
+        if via != PuzzleVia::File && reads_input {
+            let kind = &test.kind.value;
+            let message = format!(
+                "a `{kind}` test reads its candidate solution on standard input, so its puzzle must come \
+                 from a file (`puzzle_via: file`)"
+            );
+            return Err(self.invalid(*pos, message));
+        }
+        Ok(via)
     }
 
     /// Ids become file and column names: keep them to letters, digits, `-`, `_` and `.`.

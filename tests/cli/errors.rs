@@ -35,11 +35,34 @@ fn an_unknown_key_is_named_with_its_line_and_column() {
 }
 
 #[test]
+fn a_misspelt_key_gets_a_guess_and_its_position_once() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replacen("    weight: 11", "    wieght: 11", 1));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("suite.yaml:48:5: unknown key `wieght`; did you mean `weight`?"), "{stderr}");
+    assert!(!stderr.contains("line 48"), "the position is printed once: {stderr}");
+}
+
+#[test]
+fn a_check_test_cannot_take_its_puzzle_on_standard_input() {
+    let (_dir, suite) = edit_suite(|yaml| {
+        yaml.replacen("        kind: check\n", "        kind: check\n        puzzle_via: stdin\n", 1)
+    });
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(
+        stderr.contains("suite.yaml:54:21: a `check` test reads its candidate solution on standard input"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_yes_is_not_a_boolean() {
     let (_dir, suite) = edit_suite(|yaml| yaml.replace("visible: false", "visible: yes"));
     let (status, stderr) = mark_with_suite(&suite);
     assert_eq!(status, 2, "{stderr}");
-    assert!(stderr.contains("suite.yaml:"), "{stderr}");
+    assert!(stderr.contains("suite.yaml:") && stderr.contains("invalid boolean"), "{stderr}");
+    assert!(!stderr.contains(" column "), "the position is printed once: {stderr}");
 }
 
 #[test]

@@ -10,7 +10,19 @@ use crate::support::{bhgrade, copy_tree, repo};
 fn failures(fixture: &str) -> BTreeMap<&'static str, &'static str> {
     let wrong = |ids: &[&'static str]| ids.iter().map(|id| (*id, "wrong_answer")).collect();
     match fixture {
-        "correct" | "debug-after-first-line" | "file-only" => BTreeMap::new(),
+        "correct" | "debug-after-first-line" => BTreeMap::new(),
+        // The layout on standard input: `SOLVE` with no file prints its usage, `SOLVE -` looks
+        // for a file called `-`.
+        "file-only" => [
+            "part2/example-stdin",
+            "part2/standard-deal-stdin",
+            "part2/standard-unsolvable-dash",
+            "part3/grace-ten-ranks-stdin",
+            "part3/unsolvable-with-grace-dash",
+        ]
+        .into_iter()
+        .map(|id| (id, "format_error"))
+        .collect(),
         "accepts-two-piles" => wrong(&["part1/one-move-short", "part3/one-move-short"]),
         "always-true" => wrong(&[
             "part1/grace-solution-example",
@@ -44,6 +56,7 @@ fn failures(fixture: &str) -> BTreeMap<&'static str, &'static str> {
             "part3/grace-already-used",
             "part3/grace-already-used-2",
             "part3/grace-ten-ranks",
+            "part3/grace-ten-ranks-stdin",
             "part3/hard-grace",
             "part3/hard-unsolvable",
             "part3/hard-unsolvable-2",
@@ -52,10 +65,12 @@ fn failures(fixture: &str) -> BTreeMap<&'static str, &'static str> {
             "part2/example-no-solution",
             "part2/standard-unsolvable",
             "part2/standard-unsolvable-2",
+            "part2/standard-unsolvable-dash",
             "part2/ten-ranks-six-suits-unsolvable",
             "part2/hard-unsolvable",
             "part2/hard-unsolvable-2",
             "part3/unsolvable-with-grace",
+            "part3/unsolvable-with-grace-dash",
             "part3/hard-unsolvable",
             "part3/hard-unsolvable-2",
         ]),
@@ -133,6 +148,15 @@ fn every_late_binding_fixture_gets_the_verdicts_of_its_defect() {
             .collect();
         let got: BTreeMap<String, String> = got.into_iter().filter(|(id, _)| !timed_out.contains(id)).collect();
         let want: BTreeMap<String, String> = want.into_iter().filter(|(id, _)| !timed_out.contains(id)).collect();
+        // A test that gives the layout on standard input is reproduced that way.
+        let example_stdin = report["parts"][1]["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|test| test["id"] == "part2/example-stdin")
+            .unwrap();
+        let reproduce = example_stdin["reproduce"].as_str().unwrap();
+        assert!(reproduce.ends_with(r#" java LBSMain SOLVE < "$SUITE"/instances/example-1.txt"#), "{reproduce}");
         if got != want {
             mismatches.push(format!("{name}:\n  got  {got:?}\n  want {want:?}"));
         }
