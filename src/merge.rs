@@ -47,7 +47,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<ClassReport, MergeError> {
     for dir in dirs {
         let roster = read_roster(dir)?;
         for name in &roster.students {
-            let path = dir.join(format!("{name}.json"));
+            let path = dir.join(crate::report::student_file(name, "json"));
             if !path.is_file() {
                 return Err(MergeError::MissingReport { dir: dir.clone(), student: name.clone() });
             }

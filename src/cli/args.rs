@@ -58,7 +58,7 @@ pub struct Output {
 pub enum Command {
     /// Mark every submission in a folder (a folder or an archive per student).
     #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) with the \
-bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/<student>.md and OUT/<student>.json per student, \
+bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/students/<student>.md and OUT/students/<student>.json per student, \
 OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was marked, whatever its marks.")]
     Mark(MarkArgs),
     /// Run a suite's visible tests on one submission and print its report (what a student runs).

@@ -90,7 +90,7 @@ impl StudentRow {
         StudentRow {
             index,
             name: s.student.clone(),
-            href: percent_encode(&format!("{}.md", s.student)),
+            href: format!("{}/{}", super::STUDENTS_DIR, percent_encode(&format!("{}.md", s.student))),
             color: student_color(index),
             parts: s.parts.iter().map(|p| number(p.score)).collect(),
             part_scores: s.parts.iter().map(|p| p.score).collect(),
@@ -588,7 +588,7 @@ mod tests {
         assert_eq!(page.matches("<script").count(), 1, "only the page's own script");
         assert_eq!(page.matches("</script>").count(), 1);
         assert!(!page.contains("<script>alert"), "{page}");
-        assert!(page.contains("href=\"%3C%2Fscript%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E.md\""));
+        assert!(page.contains("href=\"students&#x2f;%3C%2Fscript%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E.md\""));
         assert!(page.contains("data-kind=\"solve\""), "a search kind gets its plot");
     }
 

@@ -237,6 +237,15 @@ impl Files {
     }
 }
 
+/// The folder of the per-student files, so that no student's name (`summary`, `index`,
+/// `grades`) can be a class file's.
+pub const STUDENTS_DIR: &str = "students";
+
+/// A student's report file (`extension` "md" or "json") relative to the output folder.
+pub fn student_file(student: &str, extension: &str) -> String {
+    format!("{STUDENTS_DIR}/{student}.{extension}")
+}
+
 impl Files {
     /// Moves the reports of students an earlier marking into this folder listed and this one
     /// did not (a reused `--out`) into `stale/`, and says so, so that no one mistakes them for
@@ -254,8 +263,8 @@ impl Files {
         let stale_dir = self.dir.join("stale");
         for name in old.students.iter().filter(|name| !current.contains(name.as_str())) {
             let files = [
-                format!("{name}.md"),
-                format!("{name}.json"),
+                student_file(name, "md"),
+                student_file(name, "json"),
                 format!("feedback/{name}.md"),
                 format!("gradescope/{name}.json"),
                 format!("prairielearn/{name}.json"),
@@ -287,9 +296,9 @@ impl Reporter for Files {
             Event::Started { .. } | Event::RunDone { .. } => Ok(()),
             Event::StudentDone { report, .. } => {
                 let left_out = self.left_out.as_ref();
-                self.write(&format!("{}.md", report.student), markdown::student(report, left_out)?.as_bytes())?;
+                self.write(&student_file(&report.student, "md"), markdown::student(report, left_out)?.as_bytes())?;
                 let json = serde_json::to_string_pretty(report.as_ref()).expect("reports serialise");
-                self.write(&format!("{}.json", report.student), json.as_bytes())?;
+                self.write(&student_file(&report.student, "json"), json.as_bytes())?;
                 let feedback = feedback::student(report, left_out)?;
                 self.write(&format!("feedback/{}.md", report.student), feedback.as_bytes())?;
                 let gradescope = export::gradescope::to_json(report);
@@ -357,7 +366,7 @@ pub struct Rejudge {
 impl Reporter for Rejudge {
     fn event(&mut self, event: &Event) -> Result<(), ReportError> {
         let Event::StudentDone { report, .. } = event else { return Ok(()) };
-        let path = self.dir.join(format!("{}.json", report.student));
+        let path = self.dir.join(student_file(&report.student, "json"));
         let Ok(old) = std::fs::read(&path) else { return Ok(()) };
         let Ok(old) = serde_json::from_slice::<StudentReport>(&old) else { return Ok(()) };
         let verdicts = |r: &StudentReport| -> Vec<(String, crate::verdict::Verdict)> {

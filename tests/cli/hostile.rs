@@ -221,7 +221,7 @@ fn the_hostile_corpus_is_contained() {
     let mut problems = Vec::new();
     let mut table = vec!["| case | build | verdict | survivors | time |".to_string(), "|---|---|---|---|---|".into()];
     for case in CORPUS.iter().filter(|c| !skipped.contains(&c.name)) {
-        let text = fs::read_to_string(out.join(format!("{}.json", case.name))).unwrap_or_default();
+        let text = fs::read_to_string(out.join(format!("students/{}.json", case.name))).unwrap_or_default();
         let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
             problems.push(format!("{}: no readable report", case.name));
             continue;
@@ -247,7 +247,7 @@ fn the_hostile_corpus_is_contained() {
     println!("marked {} cases and `{VICTIM}` in {:.1} s; skipped: {skipped:?}", table.len() - 2, elapsed.as_secs_f64());
 
     let victim: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(out.join(format!("{VICTIM}.json"))).unwrap_or_default())
+        serde_json::from_str(&fs::read_to_string(out.join(format!("students/{VICTIM}.json"))).unwrap_or_default())
             .unwrap_or_default();
     let victim_verdicts = verdicts(&victim);
     if victim["build"]["verdict"] != "ok"

@@ -163,7 +163,7 @@ fn marked() -> &'static Marked {
 }
 
 fn report(marked: &Marked, student: &str) -> serde_json::Value {
-    let path = marked.out.join(format!("{student}.json"));
+    let path = marked.out.join(format!("students/{student}.json"));
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("no report for {student}: {e}\n{}", marked.stderr));
     serde_json::from_str(&text).expect("valid JSON")
 }
@@ -207,29 +207,25 @@ fn every_entry_of_the_submissions_folder_is_accounted_for() {
 fn no_two_students_share_a_report_file() {
     let marked = marked();
     let students = expectations().len();
-    let reports = fs::read_dir(&marked.out)
-        .expect("out")
+    let reports = fs::read_dir(marked.out.join("students"))
+        .expect("out/students")
         .flatten()
         .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        // The class's own roster, not a student's report.
-        .filter(|e| e.file_name() != "class.json")
         .count();
     assert_eq!(reports, students, "{}", marked.stderr);
     // Junk and the folder's notes are nobody's.
     for name in [".DS_Store", "README"] {
-        assert!(!marked.out.join(format!("{name}.json")).exists(), "{name} was marked");
+        assert!(!marked.out.join(format!("students/{name}.json")).exists(), "{name} was marked");
     }
 }
 
-/// A student named like a class file must not have their report replaced by it. The class
-/// files are named by the report code (`report::Files`), which must put the students' files
-/// where no student's name can reach a class file's (see issue 13); until then this fails.
+/// A student named like a class file must not have their report replaced by it, nor replace
+/// it: the students' files live under `students/`.
 #[test]
-#[ignore = "needs report::Files to keep per-student files apart from summary.md (issue 13)"]
 fn a_student_named_summary_keeps_their_report() {
     let dir = tempfile::tempdir().expect("tempdir");
     let subs = dir.path().join("subs");
-    let students = ["summary", "grades", "index", "gradebook"];
+    let students = ["summary", "grades", "index", "gradebook", "class", "canvas", "junit"];
     for student in students {
         write(&subs.join(student).join("src/build.sh"), b"echo mine\n");
     }
@@ -243,9 +239,9 @@ fn a_student_named_summary_keeps_their_report() {
         .output()
         .expect("run bhgrade mark");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    // Each student's markdown and JSON report, wherever the report code puts them.
+    // Each student's markdown and JSON record (the feedback copies are elsewhere).
     let (mut markdown, mut json) = (0, 0);
-    for entry in walkdir::WalkDir::new(&out).into_iter().flatten() {
+    for entry in walkdir::WalkDir::new(out.join("students")).into_iter().flatten() {
         let Ok(text) = fs::read_to_string(entry.path()) else { continue };
         let is = |ext: &str| entry.path().extension().is_some_and(|x| x == ext);
         if is("md") && students.iter().any(|s| text.contains(&format!("| Student | `{s}` |"))) {
@@ -255,5 +251,9 @@ fn a_student_named_summary_keeps_their_report() {
             json += 1;
         }
     }
-    assert_eq!((markdown, json), (4, 4), "reports overwritten by class files");
+    assert_eq!((markdown, json), (students.len(), students.len()), "reports overwritten by class files");
+    // And the class's own files are still the class's.
+    let roster: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("class.json")).unwrap()).unwrap();
+    assert_eq!(roster["students"].as_array().map(Vec::len), Some(students.len()), "{roster}");
+    assert!(fs::read_to_string(out.join("summary.md")).unwrap().contains("(students/summary.md)"));
 }

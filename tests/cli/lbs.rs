@@ -108,7 +108,7 @@ fn every_late_binding_fixture_gets_the_verdicts_of_its_defect() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let mut mismatches = Vec::new();
     for name in &names {
-        let text = std::fs::read_to_string(out.join(format!("{name}.json"))).unwrap();
+        let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
         let report: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(report["build"]["verdict"], "ok", "{name}");
         let got: BTreeMap<String, String> = report["parts"]

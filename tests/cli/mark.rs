@@ -255,7 +255,7 @@ fn the_reference_marked_as_a_submission_gets_full_marks() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let report = read_json(&out.join("bhref.json"));
+    let report = read_json(&out.join("students/bhref.json"));
     let not_accepted: Vec<_> = verdicts(&report).into_iter().filter(|(_, verdict)| verdict != "accepted").collect();
     assert!(not_accepted.is_empty(), "{not_accepted:?}");
     assert_eq!(report["score"], 20.0);
@@ -282,13 +282,13 @@ fn every_submission_in_the_folder_is_in_the_class_files() {
     assert_eq!(students, on_disk);
     let summary = marked.text("summary.md");
     for student in &on_disk {
-        assert!(summary.contains(&format!("[{student}]({student}.md)")), "{student} missing from summary");
+        assert!(summary.contains(&format!("[{student}](students/{student}.md)")), "{student} missing from summary");
     }
 }
 
 #[test]
 fn a_wrong_answer_report_explains_the_failure() {
-    let report = marked().text("check-one-short.md");
+    let report = marked().text("students/check-one-short.md");
     insta::with_settings!({filters => vec![
         (r"\d+ ms", "[ms]"),
         (r"\d+ MiB \|", "[MiB] |"),
@@ -305,7 +305,7 @@ fn a_wrong_answer_report_explains_the_failure() {
 
 #[test]
 fn a_build_failure_shows_the_compiler_output() {
-    let report = marked().text("does-not-compile.md");
+    let report = marked().text("students/does-not-compile.md");
     assert!(report.contains("did not build"), "{report}");
     assert!(report.contains("error"), "the javac error is shown: {report}");
 }

@@ -38,7 +38,7 @@ fn merge_refuses_another_version_of_the_suite_and_a_missing_report() {
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("different version of suite `tiny`"), "{stderr}");
 
-    std::fs::remove_file(one.join("alice.json")).unwrap();
+    std::fs::remove_file(one.join("students/alice.json")).unwrap();
     let refused = merge(&[&one], &dir.path().join("all"));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
@@ -57,7 +57,7 @@ fn students_a_shard_did_not_mark_carry_over_and_fail_the_merge() {
     roster["students"] = serde_json::json!(["alice", "carol"]);
     roster["incomplete"] = serde_json::json!(["bob"]);
     std::fs::write(&roster_path, roster.to_string()).unwrap();
-    std::fs::remove_file(out.join("bob.json")).unwrap();
+    std::fs::remove_file(out.join("students/bob.json")).unwrap();
     let all = dir.path().join("all");
     let output = merge(&[&out], &all);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -132,7 +132,7 @@ fn reports_of_students_no_longer_marked_are_moved_aside() {
     let again = mark(&class, &out, &[]);
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(stderr.contains("carol was marked into"), "{stderr}");
-    assert!(!out.join("carol.json").exists() && out.join("stale/carol.json").exists());
+    assert!(!out.join("students/carol.json").exists() && out.join("stale/students/carol.json").exists());
     let all = dir.path().join("all");
     let merged = merge(&[&out], &all);
     assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));

@@ -144,7 +144,7 @@ fn check_markdown_sums(name: &str, text: &str) {
 fn marks_add_up_in_every_markdown_report_and_the_gradebook() {
     let marked = marked();
     for student in students() {
-        check_markdown_sums(&format!("{student}.md"), &marked.text(&format!("{student}.md")));
+        check_markdown_sums(&format!("students/{student}.md"), &marked.text(&format!("students/{student}.md")));
         check_markdown_sums(&format!("feedback/{student}.md"), &marked.text(&format!("feedback/{student}.md")));
     }
     let csv = marked.text("grades.csv");
@@ -161,7 +161,7 @@ fn marks_add_up_in_every_markdown_report_and_the_gradebook() {
 fn reports_are_readable_by_others() {
     use std::os::unix::fs::PermissionsExt;
     let marked = marked();
-    for name in ["summary.md", "grades.csv", "correct.md", "correct.json", "feedback/correct.md"] {
+    for name in ["summary.md", "grades.csv", "students/correct.md", "students/correct.json", "feedback/correct.md"] {
         let mode = std::fs::metadata(marked.out.join(name)).unwrap().permissions().mode();
         assert_eq!(mode & 0o044, 0o044, "{name} has mode {:o}", mode & 0o777);
     }

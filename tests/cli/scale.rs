@@ -73,7 +73,8 @@ pub(crate) fn assert_same_marks(merged: &Path, whole: &Path) {
     assert_eq!(read(merged, "grades.csv").lines().count(), 4);
     for student in ["alice", "bob", "carol"] {
         let verdicts = |dir: &Path| {
-            let report: serde_json::Value = serde_json::from_str(&read(dir, &format!("{student}.json"))).unwrap();
+            let report: serde_json::Value =
+                serde_json::from_str(&read(dir, &format!("students/{student}.json"))).unwrap();
             let tests = report["parts"].as_array().unwrap().iter().flat_map(|p| p["tests"].as_array().unwrap().clone());
             tests.map(|t| (t["id"].to_string(), t["verdict"].to_string())).collect::<Vec<_>>()
         };

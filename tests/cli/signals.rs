@@ -51,13 +51,13 @@ fn sigterm_stops_marking_like_ctrl_c_and_the_same_command_finishes() {
     assert_eq!(status.code(), Some(143), "{rest}");
     assert!(rest.contains("interrupted: not marked"), "{rest}");
 
-    assert!(out.join("alice.md").is_file() && out.join("alice.json").is_file());
+    assert!(out.join("students/alice.md").is_file() && out.join("students/alice.json").is_file());
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     let not_marked = not_marked_in(&summary);
     assert!(not_marked.contains(&"dave".to_string()), "{summary}");
     assert!(!not_marked.contains(&"alice".to_string()), "{summary}");
     for student in STUDENTS {
-        let has_report = out.join(format!("{student}.json")).is_file();
+        let has_report = out.join(format!("students/{student}.json")).is_file();
         assert_ne!(has_report, not_marked.iter().any(|n| n == student), "{student}: {summary}");
     }
 

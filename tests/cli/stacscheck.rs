@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::support::{bhgrade, copy_tree, repo};
 
 fn verdicts(out: &Path, student: &str) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(out.join(format!("{student}.json"))).unwrap();
+    let text = std::fs::read_to_string(out.join(format!("students/{student}.json"))).unwrap();
     let report: serde_json::Value = serde_json::from_str(&text).unwrap();
     report["parts"]
         .as_array()
@@ -30,7 +30,7 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
         .arg(out.path())
         .output()
         .unwrap();
-    let report = std::fs::read_to_string(out.path().join("correct.md")).unwrap_or_default();
+    let report = std::fs::read_to_string(out.path().join("students/correct.md")).unwrap_or_default();
     assert_eq!(output.status.code(), Some(1), "{}\n{report}", String::from_utf8_lossy(&output.stderr));
     let got = verdicts(out.path(), "correct");
     let expected: BTreeMap<String, String> = [
@@ -48,7 +48,7 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
     .map(|(id, verdict)| (id.to_string(), verdict.to_string()))
     .collect();
     assert_eq!(got, expected);
-    let markdown = std::fs::read_to_string(out.path().join("correct.md")).unwrap();
+    let markdown = std::fs::read_to_string(out.path().join("students/correct.md")).unwrap();
     assert!(markdown.contains("wall-clock time ran out"), "{markdown}");
 }
 

@@ -48,7 +48,7 @@ pub struct Marked {
 
 impl Marked {
     pub fn json(&self, student: &str) -> serde_json::Value {
-        let text = std::fs::read_to_string(self.out.join(format!("{student}.json")))
+        let text = std::fs::read_to_string(self.out.join(format!("students/{student}.json")))
             .unwrap_or_else(|e| panic!("no report for {student}: {e}"));
         serde_json::from_str(&text).expect("valid JSON")
     }

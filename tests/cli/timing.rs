@@ -21,7 +21,7 @@ fn class(dir: &Path) -> std::path::PathBuf {
 fn grades(out: &Path) -> BTreeMap<String, (String, Vec<(String, String)>)> {
     let mut grades = BTreeMap::new();
     for student in ["alice", "bob", "carol"] {
-        let text = std::fs::read_to_string(out.join(format!("{student}.json"))).expect("a report");
+        let text = std::fs::read_to_string(out.join(format!("students/{student}.json"))).expect("a report");
         let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
         let verdicts = report["parts"]
             .as_array()
@@ -97,7 +97,7 @@ fn a_time_limit_names_the_clock_that_ran_out_and_shows_both_figures() {
     let out = dir.path().join("out");
     mark(&class, &out);
     let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("bob.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join("students/bob.json")).unwrap()).unwrap();
     let test = report["parts"][1]["tests"]
         .as_array()
         .unwrap()
@@ -110,7 +110,7 @@ fn a_time_limit_names_the_clock_that_ran_out_and_shows_both_figures() {
     assert!(explanation.contains("wall-clock"), "{explanation}");
     assert!(test["cpu_ms"].as_u64().unwrap() >= 2000, "{test}");
     assert_eq!(test["time_runs"].as_array().unwrap().len(), 1, "killed past the margin: run once, {test}");
-    let markdown = std::fs::read_to_string(out.join("bob.md")).unwrap();
+    let markdown = std::fs::read_to_string(out.join("students/bob.md")).unwrap();
     assert!(markdown.contains("| CPU time | Wall time |"), "{markdown}");
     assert!(
         markdown.contains("JDK_JAVA_OPTIONS=-XX:-UseContainerSupport"),
@@ -159,7 +159,8 @@ fn a_memory_hungry_program_runs_within_a_small_factor_of_its_unsandboxed_time() 
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
     let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/memory-hungry.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/students/memory-hungry.json")).unwrap())
+            .unwrap();
     let sandboxed = report["parts"][0]["tests"][0]["cpu_ms"].as_u64().unwrap() as f64 / 1000.0;
 
     let built = dir.path().join("built");
