@@ -3,8 +3,9 @@
 //! kill-everything, OOM count, memory peak and the CPU time of the whole run).
 //!
 //! Run cgroups are made under the harness's own cgroup (so any limit on the harness still
-//! holds for its runs) and named `bhgrade-<pid namespace>-<harness pid>-<n>`; cgroups left by
-//! a harness that died are removed at the next probe (see `cgroup_probe.rs`).
+//! holds for its runs; in cgroup v2, beside the leaf the harness may have moved into, see
+//! `cgroup_delegate.rs`) and named `bhgrade-<pid namespace>-<harness pid>-<n>`; cgroups left by
+//! a harness that died are removed at the next probe (see `cgroup_delegate::remove_stale`).
 //!
 //! A run cgroup is made before its run is known (see `parked.rs`): [`Setup::create`] sets what
 //! holds for every run (`pids.max`), [`RunCgroup::prepare`] what the run asks for (memory
@@ -306,7 +307,7 @@ impl RunCgroup {
         Ok(())
     }
 
-    /// The cgroup of a harness that died (see `cgroup_probe::remove_stale`).
+    /// The cgroup of a harness that died (see `cgroup_delegate::remove_stale`).
     pub(crate) fn stale(version: Version, dir: PathBuf) -> RunCgroup {
         RunCgroup {
             version,

@@ -7,7 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::cgroup::{RunCgroup, Setup, Version};
+use super::cgroup::{Setup, Version};
+use super::cgroup_delegate::{self, Harness, Kernel};
 use super::{procs, Layer};
 
 const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
@@ -19,18 +20,23 @@ static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
 /// pinned to CPUs (`Ok`: by a cpuset, with what it is; `Err`: why there is no cpuset).
 pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer>, Result<String, String>) {
     let v2 = statfs_type(Path::new("/sys/fs/cgroup")) == Some(CGROUP2_SUPER_MAGIC);
-    let (version, [memory, pids, cpuset]) = if v2 {
-        (Version::V2, probe_v2(parent_override))
+    let (version, [memory, pids, cpuset], leaf) = if v2 {
+        let (found, leaf) = probe_v2(parent_override);
+        (Version::V2, found, leaf)
     } else {
-        (Version::V1, ["memory", "pids", "cpuset"].map(probe_v1))
+        (Version::V1, ["memory", "pids", "cpuset"].map(probe_v1), None)
     };
     let label = if v2 { "cgroup v2" } else { "cgroup v1" };
+    // Said because the harness's own cgroup changed (what `/proc/PID/cgroup` shows).
+    let moved = leaf.as_deref().and_then(Path::file_name).map_or_else(String::new, |name| {
+        format!(" (the harness moved itself into {}, so that this cgroup holds no process)", name.to_string_lossy())
+    });
     let layer = |name: &str, found: &Result<PathBuf, String>, what: String| Layer {
         name: name.to_string(),
         active: found.is_ok(),
         required: true,
         detail: match found {
-            Ok(parent) => format!("{label} under {}: {what}", parent.display()),
+            Ok(parent) => format!("{label} under {}{moved}: {what}", parent.display()),
             Err(why) => format!("{label}: {why}"),
         },
     };
@@ -143,37 +149,30 @@ fn probe_v1(controller: &str) -> Result<PathBuf, String> {
     Ok(parent)
 }
 
-fn probe_v2(parent_override: Option<&Path>) -> [Result<PathBuf, String>; 3] {
-    let parent = match parent_override {
+const V2_CONTROLLERS: [&str; 3] = ["memory", "pids", "cpuset"];
+
+/// The parent per controller, and the leaf the harness moved into to make it one.
+fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, String>; 3], Option<PathBuf>) {
+    let dir = match parent_override {
         Some(p) => Ok(p.to_path_buf()),
         None => find_mount(None)
             .zip(own_cgroup(None))
             .map(|(mount, own)| own_dir(&mount, &own))
             .ok_or_else(|| "cannot find our own cgroup".to_string()),
     };
-    ["memory", "pids", "cpuset"].map(|controller| {
-        let parent = parent.clone()?;
-        let avail = fs::read_to_string(parent.join("cgroup.controllers"))
-            .map_err(|e| format!("{}: {e}", parent.join("cgroup.controllers").display()))?;
-        if !avail.split_whitespace().any(|c| c == controller) {
-            return Err(format!("{controller} controller not available in {}", parent.display()));
-        }
-        let subtree = parent.join("cgroup.subtree_control");
-        let enabled = fs::read_to_string(&subtree).unwrap_or_default();
-        if !enabled.split_whitespace().any(|c| c == controller) {
-            // Fails with EBUSY when the parent holds processes (the harness itself): then a
-            // delegated parent must be given in Policy::cgroup_parent.
-            fs::write(&subtree, format!("+{controller}"))
-                .map_err(|e| format!("enabling {controller} in {}: {e}", subtree.display()))?;
-        }
-        try_parent(&parent, Version::V2, controller)?;
-        Ok(parent)
-    })
+    let prepared = dir.and_then(|dir| cgroup_delegate::prepare(&Kernel, &dir, &Harness::this(), &V2_CONTROLLERS));
+    let found = V2_CONTROLLERS.map(|controller| {
+        let prepared = prepared.as_ref().map_err(Clone::clone)?;
+        prepared.controller(controller)?;
+        try_parent(&prepared.parent, Version::V2, controller)?;
+        Ok(prepared.parent.clone())
+    });
+    (found, prepared.ok().and_then(|p| p.leaf))
 }
 
 /// Clean up after dead harnesses, then make and remove one test cgroup.
 fn try_parent(parent: &Path, version: Version, controller: &str) -> Result<(), String> {
-    remove_stale(parent, version);
+    cgroup_delegate::remove_stale(&Kernel, parent, version, &Harness::this());
     let dir =
         parent.join(format!("{NAME_PREFIX}{}-probe-{}", harness_tag(), NEXT_PROBE.fetch_add(1, Ordering::Relaxed)));
     fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
@@ -211,28 +210,4 @@ pub(crate) fn harness_tag() -> String {
     use std::os::unix::fs::MetadataExt;
     let ns = fs::metadata("/proc/self/ns/pid").map_or(0, |m| m.ino());
     format!("{ns}-{}", std::process::id())
-}
-
-/// Remove the cgroups (and kill the processes) left by a harness of our pid namespace that
-/// died without cleaning up.
-fn remove_stale(parent: &Path, version: Version) {
-    let Ok(entries) = fs::read_dir(parent) else {
-        return;
-    };
-    let own_tag = harness_tag();
-    let own_ns = own_tag.split('-').next().unwrap_or_default().to_string();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(NAME_PREFIX)) else {
-            continue;
-        };
-        let mut parts = rest.split('-');
-        let (Some(ns), Some(pid)) = (parts.next(), parts.next().and_then(|p| p.parse::<u32>().ok())) else {
-            continue;
-        };
-        if ns != own_ns || Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
-        }
-        drop(RunCgroup::stale(version, entry.path()));
-    }
 }

@@ -46,6 +46,7 @@
 //! ```
 
 mod cgroup;
+mod cgroup_delegate;
 mod cgroup_probe;
 mod child;
 mod io;
