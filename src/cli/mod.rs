@@ -148,6 +148,8 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
         (None, None) => unreachable!("a suite is loaded when no tree is given"),
     };
     let dir = bundled(&args.submissions);
+    // Before the output folder is made: a marking `--isolation strict` refuses leaves nothing.
+    let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     usable_out(&args.out)?;
     // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
     let intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -166,7 +168,6 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
         // `discover` sorts by name, so every machine computes the same shards.
         submissions = submissions.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
     }
-    let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
     let options = MarkOptions {
         slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),

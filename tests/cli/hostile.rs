@@ -309,7 +309,8 @@ fn strict_refuses_to_mark_without_every_layer() {
     };
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = tmp.path();
-    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).expect("chmod");
+    // nobody's scratch (TMPDIR) and reports go here.
+    fs::set_permissions(base, fs::Permissions::from_mode(0o777)).expect("chmod");
     copy_tree(&repo().join("fixtures/suites/hostile"), &base.join("suite"));
     fs::set_permissions(base.join("suite/expected.json"), fs::Permissions::from_mode(0o644)).expect("chmod");
     copy_tree(&repo().join("fixtures/hostile/exit-3"), &base.join("subs/exit-3"));
@@ -335,6 +336,7 @@ fn strict_refuses_to_mark_without_every_layer() {
         .output()
         .expect("doctor as nobody");
     let table = String::from_utf8_lossy(&probe.stdout);
+    assert!(probe.status.success(), "doctor as nobody failed: {}", String::from_utf8_lossy(&probe.stderr));
     if !table.contains("**no**") {
         println!("skipped: strict_refuses_to_mark_without_every_layer: nobody lacks no layer here:\n{table}");
         return;
