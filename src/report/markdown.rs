@@ -2,7 +2,9 @@
 //! `report-templates/` (compiled into the binary), and [`ClassReport`] → `grades.csv`.
 //!
 //! Every figure of marks goes through [`crate::score::format`] (the `marks` filter), so the
-//! reports, the CSV and the terminal show one number format.
+//! reports, the CSV and the terminal show one number format. Every text from a student or a
+//! suite goes through a filter of [`text`]'s markdown building blocks for the place it lands
+//! in (`code`, `cell_code`, `cell`, `prose`, `fence`, `student_link`), so that none of it is live.
 
 use std::collections::BTreeMap;
 
@@ -34,6 +36,14 @@ fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.add_filter("marks", |marks: f64| score::format(marks));
+    // Every text a report does not write itself goes through one of these, for the place it
+    // lands in (see `text`): a student's name, output and build log, and a suite's texts.
+    env.add_filter("code", |value: String| text::code_span(&value));
+    env.add_filter("cell_code", |value: String| text::table_code_span(&value));
+    env.add_filter("cell", |value: String| text::table_cell(&value));
+    env.add_filter("prose", |value: String| text::prose(&value));
+    env.add_filter("fence", |value: String, info: String| text::fence(&value, &info));
+    env.add_filter("student_link", |student: String| text::link_target(&super::student_file(&student, "md")));
     env.add_function("count", |n: usize, noun: String| text::count(n, &noun));
     env.add_template("student.md", STUDENT_TEMPLATE).expect("the bundled student template parses");
     env.add_template("summary.md", SUMMARY_TEMPLATE).expect("the bundled summary template parses");
@@ -156,5 +166,104 @@ pub fn csv_field(field: &str) -> String {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
         field.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{ClassHeader, HarnessProblem, ProblemKind};
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+
+    /// Everything markdown, HTML or a terminal would act on, in one text.
+    const HOSTILE: &str =
+        "```\n# Heading\n<script>alert(1)</script>\n| a | b |\n\x1b[31m ![i](j) [x](y) *e* ~~s~~ `t` <b>&amp; - 1. \\";
+
+    /// A report whose every text that does not come from bhgrade itself is `text`.
+    fn report(text: &str) -> StudentReport {
+        let test = serde_json::json!({
+            "id": text, "kind": text, "instance": text, "instance_label": "Puzzle", "visible": true,
+            "verdict": "wrong_answer", "verdict_label": "wrong answer", "explanation": format!("it printed `{text}`"),
+            "wall_ms": 1, "cpu_ms": 1, "peak_rss_kb": 1024, "score": 0.0, "max_score": 1.0, "command": text,
+            "reproduce": text, "instance_text": text, "ran": true, "expected": text,
+            "expected_detail": format!("{text}!"), "input": text, "first_line": text, "stderr_tail": text,
+            "diff": text
+        });
+        let environment = serde_json::json!({
+            "bhgrade_version": "0", "machine": text, "cores": 2, "load_average": "0", "jobs": 1,
+            "cores_per_run": 1, "marked_at": "now", "limits": text, "launch_env": text, "isolation": []
+        });
+        serde_json::from_value(serde_json::json!({
+            "student": text, "suite": text, "suite_title": text, "score": 0.0, "max_score": 1.0,
+            "build": { "verdict": "build_failed", "detail": text, "log_tail": text, "wall_ms": 1 },
+            "parts": [{ "id": text, "title": text, "score": 0.0, "max_score": 1.0, "passed": 0, "tests": [test] }],
+            "check_table": [{ "task": text, "done": text }], "environment": environment
+        }))
+        .expect("a student report")
+    }
+
+    fn class(text: &str) -> ClassReport {
+        let student = report(text);
+        let header = ClassHeader {
+            suite: text.into(),
+            suite_title: text.into(),
+            suite_digest: String::new(),
+            part_ids: vec![text.into()],
+            max_score: 1.0,
+        };
+        let problems = vec![HarnessProblem::new(text, ProblemKind::NotPrepared, text)];
+        let environment = student.environment.clone();
+        let mut class = ClassReport::new(header, vec![student], environment, problems, vec![text.into()]);
+        class.distrusted_results = vec![text.into()];
+        class
+    }
+
+    /// The markdown's structure: every element but its text and code, and links without where
+    /// they point.
+    fn skeleton(markdown: &str) -> Vec<String> {
+        Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH)
+            .filter(|e| !matches!(e, Event::Text(_) | Event::Code(_)))
+            .map(|e| match e {
+                Event::Start(Tag::Link { .. }) => "a link".to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// What the markdown shows as text and code.
+    fn shown(markdown: &str) -> String {
+        let mut out = String::new();
+        for event in Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
+            if let Event::Text(t) | Event::Code(t) = event {
+                out.push_str(&t);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn hostile_text_leaves_every_report_as_it_is_for_plain_text() {
+        type Render = fn(&str) -> String;
+        let renders: [(&str, Render); 3] = [
+            ("student", |t| student(&report(t), None).expect("renders")),
+            ("feedback", |t| crate::report::feedback::student(&report(t), None).expect("renders")),
+            ("summary", |t| summary(&class(t)).expect("renders")),
+        ];
+        for (name, render) in renders {
+            let (plain, hostile) = (render("plain"), render(HOSTILE));
+            assert_eq!(skeleton(&hostile), skeleton(&plain), "{name}:\n{hostile}");
+            assert!(!hostile.contains('\x1b'), "{name}: a raw escape byte:\n{hostile}");
+            // Shown, not dropped: as printed in fences (the summary has none), as text elsewhere.
+            let text = shown(&hostile);
+            let printed = "```\n# Heading\n<script>alert(1)</script>\n| a | b |\n\\x1b[31m";
+            assert!(name == "summary" || text.contains(printed), "{name}: {text}");
+            assert!(text.contains("# Heading↵<script>alert(1)</script>↵| a | b |↵\\x1b[31m ![i](j)"), "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn a_student_link_points_at_their_report() {
+        let markdown = summary(&class("a b(c)<d>%")).expect("renders");
+        assert!(markdown.contains("| [a b(c)\\<d>%](students/a%20b%28c%29%3Cd%3E%25.md) |"), "{markdown}");
     }
 }

@@ -1,4 +1,6 @@
-//! Making program output fit for a report: raw bytes → short, visible, valid text.
+//! Making program output fit for a report: raw bytes → short, visible, valid text; and any text
+//! a report does not write itself → markdown that stays inert where it lands (see [`fence`],
+//! [`code_span`], [`table_cell`], [`prose`], [`link_target`]).
 
 /// What a report says for the first line of a program that printed nothing at all (not an
 /// empty line, which is something).
@@ -9,7 +11,8 @@ const FIRST_LINE_CHARS: usize = 160;
 
 /// Shows a line's bytes as a markdown code span, with the whitespace that matters made visible
 /// (`␠` for a trailing space, `→` for a tab, `␍` for a carriage return), invalid UTF-8 and control
-/// bytes escaped as `\xNN`, and long lines shortened with a count of what was left out.
+/// bytes escaped as `\xNN`, and long lines shortened with a count of what was left out. Backticks
+/// are kept: the span's own backtick run is chosen longer than any inside ([`code_span`]).
 pub fn visible_line(bytes: &[u8]) -> String {
     if bytes.is_empty() {
         return "(an empty line)".to_string();
@@ -27,11 +30,10 @@ pub fn visible_line(bytes: &[u8]) -> String {
             ' ' if index >= trimmed_len => shown.push('␠'),
             '\t' => shown.push('→'),
             '\r' => shown.push('␍'),
-            '`' => shown.push('\''),
             other => shown.push(other),
         }
     }
-    format!("`{shown}`")
+    code_span(&shown)
 }
 
 /// Text for a report: valid UTF-8 kept, anything else (and control bytes but tab, CR and LF)
@@ -53,7 +55,8 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
     out
 }
 
-/// The last `max_lines` lines (at most `max_bytes` bytes) of some output, escaped.
+/// The last `max_lines` lines (at most `max_bytes` bytes) of some output, escaped. A line that
+/// is a code fence is kept as printed: a report shows the tail in a [`fence`] it cannot close.
 pub fn tail(bytes: &[u8], max_lines: usize, max_bytes: usize) -> String {
     let start = bytes.len().saturating_sub(max_bytes);
     let text = escape_bytes(&bytes[start..]);
@@ -63,8 +66,7 @@ pub fn tail(bytes: &[u8], max_lines: usize, max_bytes: usize) -> String {
     if keep.len() < lines.len() || start > 0 {
         out.insert_str(0, "…\n");
     }
-    // A fence inside the tail would end the report's code block early.
-    out.replace("```", "'''")
+    out
 }
 
 /// Shortens a file's text to its first `max_lines` lines and `max_chars` characters, saying how
@@ -97,6 +99,209 @@ pub fn shorten(text: &str, max_chars: usize) -> String {
     format!("{head}… ({} more characters)", count - max_chars)
 }
 
+// Markdown for text a report does not control (a student's output, build log, file and folder
+// names, and, as cheap insurance, a suite's texts). Each building block below is inert in the
+// place it is made for: nothing in the text can end the construct early, start a heading, a
+// list, a table row or cell, a link, emphasis or raw HTML, or reach a terminal as a control
+// sequence. The student's characters are kept and shown, never dropped or swapped for others,
+// except where markdown cannot hold them at all: a line break inside inline text shows as `↵`,
+// a carriage return as `␍`, other control characters as `\xNN` (as [`escape_bytes`] does).
+
+/// How a line break shows where markdown cannot hold one (a table row is one line; a line
+/// break in a paragraph could start a heading or a list on the next line).
+const LINE_BREAK: char = '↵';
+
+/// Pushes one character of inline text, with what markdown or a terminal cannot take as it is
+/// made visible.
+fn push_visible(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push(LINE_BREAK),
+        '\r' => out.push('␍'),
+        '\t' => out.push('\t'),
+        c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// The longest run of backticks in `text`.
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// `text` as a markdown code span, outside a table (see [`table_code_span`] for inside one).
+///
+/// CommonMark ends a span at the first backtick run exactly as long as the one that opened it,
+/// so the span's run is one longer than the longest inside; a text that starts or ends with a
+/// backtick, or with a space at both ends, gets one space of padding on each side, which
+/// CommonMark strips again. Inside a span nothing else is live (no escapes, no HTML). An
+/// empty text is shown as a span of one space, so the place it would be stays visible.
+pub fn code_span(text: &str) -> String {
+    span(text, false)
+}
+
+/// `text` as a code span inside a GFM table cell. GitHub (cmark-gfm) and pulldown-cmark split
+/// a row on every `|` not preceded by a backslash before they look for code spans, and then
+/// drop the backslash of each `\|`, code spans included: so every `|` becomes `\|` here (and
+/// shows as `|`), where a plain [`code_span`] would show the backslash.
+pub fn table_code_span(text: &str) -> String {
+    span(text, true)
+}
+
+fn span(text: &str, in_table: bool) -> String {
+    let mut body = String::with_capacity(text.len() + 2);
+    for c in text.chars() {
+        match c {
+            '|' if in_table => body.push_str("\\|"),
+            c => push_visible(&mut body, c),
+        }
+    }
+    if body.is_empty() {
+        body.push(' ');
+    }
+    let ticks = "`".repeat(longest_backtick_run(&body) + 1);
+    let not_all_spaces = body.bytes().any(|b| b != b' ');
+    let pad = body.starts_with('`')
+        || body.ends_with('`')
+        || (body.starts_with(' ') && body.ends_with(' ') && not_all_spaces);
+    let space = if pad { " " } else { "" };
+    format!("{ticks}{space}{body}{space}{ticks}")
+}
+
+/// `text` as a fenced code block with info string `info`, shown line for line as printed.
+///
+/// Only a line of backticks at least as long as the opening fence closes it, so the fence is
+/// one longer than the longest backtick run anywhere in the text (and at least three); a line
+/// of tildes never closes a backtick fence. Carriage returns and control characters are made
+/// visible as in inline text: a terminal showing the report must not act on them. No newline
+/// is added at the end of the block.
+pub fn fence(text: &str, info: &str) -> String {
+    let mut body = String::with_capacity(text.len() + 1);
+    for c in text.chars() {
+        match c {
+            '\n' => body.push('\n'),
+            c => push_visible(&mut body, c),
+        }
+    }
+    if !body.is_empty() && !body.ends_with('\n') {
+        body.push('\n');
+    }
+    let ticks = "`".repeat((longest_backtick_run(&body) + 1).max(3));
+    // An info string of a backtick fence may not hold a backtick; it is ours anyway.
+    let info: String = info.chars().filter(|&c| c != '`' && !c.is_control()).collect();
+    format!("{ticks}{info}\n{body}{ticks}")
+}
+
+/// `text` as plain text in a GFM table cell, and so anywhere else inline (a table cell is the
+/// strictest inline place: its row must stay one line, and every `|` splits it).
+///
+/// Backslash escapes, not HTML entities, so that the text reads as itself in a terminal too:
+/// `|` `` ` `` `*` `[` `]` `<` `#` `~` always (`\|` is also GFM's way to keep a pipe in a
+/// cell, in any inline markup); `_` unless between two letters or digits, where it cannot
+/// start emphasis; `&` before what could be an entity; `\` before punctuation or at the end,
+/// where it would escape what follows; and at the start, `-` `+` `=` `>` and `1.`/`1)`, which
+/// would start a list, heading or quote where the text starts a list item. Line breaks and
+/// control characters are shown as in [`push_visible`].
+pub fn table_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    push_text(&mut out, text, true);
+    out
+}
+
+/// Pushes `text` escaped as [`table_cell`] says; `at_start` says whether it begins the cell or
+/// line (a piece of [`prose`] after a code span does not).
+fn push_text(out: &mut String, text: &str, at_start: bool) {
+    let chars: Vec<char> = text.chars().collect();
+    let first = chars.iter().position(|c| !matches!(c, ' ' | '\t')).unwrap_or(chars.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let escape = match c {
+            // A control character after it shows as `\xNN`: punctuation too.
+            '\\' => {
+                next.is_none_or(|n| n.is_ascii_punctuation() || (n.is_control() && !matches!(n, '\n' | '\r' | '\t')))
+            }
+            '|' | '`' | '*' | '[' | ']' | '<' | '#' | '~' => true,
+            '_' => !(prev.is_some_and(char::is_alphanumeric) && next.is_some_and(char::is_alphanumeric)),
+            '&' => next.is_some_and(|n| n.is_ascii_alphanumeric() || n == '#'),
+            '-' | '+' | '=' | '>' => at_start && i == first,
+            '.' | ')' => at_start && i > first && chars[first..i].iter().all(char::is_ascii_digit),
+            _ => false,
+        };
+        if escape {
+            out.push('\\');
+        }
+        push_visible(out, c);
+    }
+}
+
+/// A report's own sentence quoting student text in code spans (an explanation, a first line of
+/// output), made inert: it is cut into code spans and text as CommonMark would cut it, and each
+/// piece is made again, spans by [`code_span`] and text by [`table_cell`]'s rules, with an
+/// unmatched backtick run shown as literal backticks. A student's backticks inside a quote can
+/// make the cut differ from what the sentence meant, but every piece comes out inert either way.
+pub fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    let mut at_start = true;
+    while let Some(open) = rest.find('`') {
+        push_text(&mut out, &rest[..open], at_start);
+        at_start = false;
+        let run = rest[open..].bytes().take_while(|&b| b == b'`').count();
+        let after = &rest[open + run..];
+        match find_backtick_run(after, run) {
+            Some(close) => {
+                out.push_str(&code_span(strip_span_padding(&after[..close])));
+                rest = &after[close + run..];
+            }
+            None => {
+                out.push_str(&"\\`".repeat(run));
+                rest = after;
+            }
+        }
+    }
+    push_text(&mut out, rest, at_start);
+    out
+}
+
+/// Where in `text` a backtick run of exactly `len` backticks starts.
+fn find_backtick_run(text: &str, len: usize) -> Option<usize> {
+    let mut from = 0;
+    while let Some(found) = text[from..].find('`') {
+        let start = from + found;
+        let run = text[start..].bytes().take_while(|&b| b == b'`').count();
+        if run == len {
+            return Some(start);
+        }
+        from = start + run;
+    }
+    None
+}
+
+/// A code span's content as CommonMark shows it: one space off each end when both have one and
+/// the content is not all spaces.
+fn strip_span_padding(content: &str) -> &str {
+    match content.strip_prefix(' ').and_then(|c| c.strip_suffix(' ')) {
+        Some(inner) if content.bytes().any(|b| b != b' ') => inner,
+        _ => content,
+    }
+}
+
+/// A relative link target for a file of the report folder: every byte but letters, digits and
+/// `-._~/` percent-encoded (RFC 3986), so that spaces, parentheses, `<`, `>` and `%` in a
+/// student's name neither end the link nor change where it points; readers decode it back to
+/// the file's name.
+pub fn link_target(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +331,210 @@ mod tests {
     fn tails_keep_the_end() {
         assert_eq!(tail(b"a\nb\nc\n", 2, 100), "…\nb\nc");
         assert_eq!(tail(b"a\nb", 5, 100), "a\nb");
+    }
+
+    #[test]
+    fn tails_keep_a_printed_fence_as_printed() {
+        assert_eq!(tail(b"```\n# x\n", 5, 100), "```\n# x");
+    }
+
+    #[test]
+    fn code_spans_outrun_the_backticks_inside() {
+        assert_eq!(code_span("true"), "`true`");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("``` x"), "```` ``` x ````");
+        assert_eq!(code_span("x`"), "`` x` ``");
+        assert_eq!(code_span(" a "), "`  a  `");
+        assert_eq!(code_span("  "), "`  `");
+        assert_eq!(code_span(""), "` `");
+        assert_eq!(code_span("a\nb\r\x1b"), "`a↵b␍\\x1b`");
+        assert_eq!(code_span("a|b"), "`a|b`");
+        assert_eq!(table_code_span("a|b"), "`a\\|b`");
+        assert_eq!(visible_line(b"a`b "), "``a`b␠``");
+    }
+
+    #[test]
+    fn fences_outrun_the_backticks_inside() {
+        assert_eq!(fence("a\nb", "text"), "```text\na\nb\n```");
+        assert_eq!(fence("```\n# x\n", "text"), "````text\n```\n# x\n````");
+        assert_eq!(fence("", "sh"), "```sh\n```");
+        assert_eq!(fence("\x1b[2J\r", "`x"), "```x\n\\x1b[2J␍\n```");
+    }
+
+    #[test]
+    fn table_cells_escape_what_would_be_live() {
+        assert_eq!(table_cell("a | b"), "a \\| b");
+        assert_eq!(table_cell("<script>alert(1)</script>"), "\\<script>alert(1)\\</script>");
+        assert_eq!(table_cell("# h"), "\\# h");
+        assert_eq!(table_cell("- x"), "\\- x");
+        assert_eq!(table_cell(" 12) x"), " 12\\) x");
+        assert_eq!(table_cell("x - 1. y"), "x - 1. y");
+        assert_eq!(table_cell("[x](y)"), "\\[x\\](y)");
+        assert_eq!(table_cell("snake_case *bold* _it_"), "snake_case \\*bold\\* \\_it\\_");
+        assert_eq!(table_cell("a\\b a\\* a\\"), "a\\b a\\\\\\* a\\\\");
+        assert_eq!(table_cell("&amp; & ~~s~~"), "\\&amp; & \\~\\~s\\~\\~");
+        assert_eq!(table_cell("a\r\nb\x1b[31m"), "a␍↵b\\x1b\\[31m");
+        assert_eq!(table_cell("\\\x1b"), "\\\\\\x1b");
+        assert_eq!(
+            table_cell("Part 1 - Checking Solutions: build.sh (x)"),
+            "Part 1 - Checking Solutions: build.sh (x)"
+        );
+    }
+
+    #[test]
+    fn prose_keeps_its_code_spans_and_escapes_the_rest() {
+        let plain = "the first line must be exactly `true` or `false`, but it is `TRUE`";
+        assert_eq!(prose(plain), plain);
+        assert_eq!(prose("it is `a`b`<i>"), "it is `a`b\\`\\<i>");
+        assert_eq!(prose("it is `` a`b ``"), "it is ``a`b``");
+        assert_eq!(prose("`` x"), "\\`\\` x");
+        assert_eq!(prose("# `x` | y"), "\\# `x` \\| y");
+        assert_eq!(prose(NOTHING_PRINTED), NOTHING_PRINTED);
+        assert_eq!(prose(&visible_line(b"``` # <b> `")), visible_line(b"``` # <b> `"));
+    }
+
+    #[test]
+    fn link_targets_percent_encode_all_but_plain_characters() {
+        assert_eq!(link_target("students/a-b_c.1~.md"), "students/a-b_c.1~.md");
+        assert_eq!(link_target("students/a b(c)<d>%E9.md"), "students/a%20b%28c%29%3Cd%3E%25E9.md");
+        assert_eq!(link_target("é"), "%C3%A9");
+    }
+
+    mod parsed {
+        //! The building blocks through a real CommonMark parser (GFM tables and strikethrough
+        //! on), over texts made of what markdown gives meaning to.
+        use super::super::*;
+        use proptest::prelude::*;
+        use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+        fn events(markdown: &str) -> Vec<Event<'_>> {
+            Parser::new_ext(markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).collect()
+        }
+
+        /// The text as inline markdown shows it: line breaks and control characters visible.
+        fn visible(text: &str) -> String {
+            let mut out = String::new();
+            text.chars().for_each(|c| push_visible(&mut out, c));
+            out
+        }
+
+        /// What the events between the first `start` and its end say, and whether any of them
+        /// is something other than text or code.
+        fn inside<'a>(events: &'a [Event<'a>], start: &Tag, end: TagEnd) -> (String, Vec<&'a Event<'a>>) {
+            let from = events.iter().position(|e| e == &Event::Start(start.clone())).expect("the construct") + 1;
+            let to = from + events[from..].iter().position(|e| e == &Event::End(end)).expect("its end");
+            let mut text = String::new();
+            let mut other = Vec::new();
+            for event in &events[from..to] {
+                match event {
+                    Event::Text(t) | Event::Code(t) => text.push_str(t),
+                    other_event => other.push(other_event),
+                }
+            }
+            (text, other)
+        }
+
+        fn hostile() -> impl Strategy<Value = String> {
+            let chars = vec![
+                '`', '`', '`', '|', '\\', '<', '>', '[', ']', '(', ')', '#', '*', '_', '~', '&', '!', '-', '+', '=',
+                '.', ':', ';', '/', 'a', 'b', '1', ' ', ' ', '\n', '\r', '\t', '\x1b', '\u{85}', 'é',
+            ];
+            prop::collection::vec(prop::sample::select(chars), 0..40).prop_map(|v| v.into_iter().collect())
+        }
+
+        proptest! {
+            #[test]
+            fn a_code_span_is_one_span_of_the_text(text in hostile()) {
+                let markdown = format!("x {} y", code_span(&text));
+                let events = events(&markdown);
+                let shown = if text.is_empty() { " ".to_string() } else { visible(&text) };
+                prop_assert_eq!(&events[2], &Event::Code(shown.into()), "{}", markdown);
+                prop_assert_eq!(events.len(), 5, "{}", markdown);
+            }
+
+            #[test]
+            fn a_table_code_span_is_one_span_of_the_text(text in hostile()) {
+                let markdown = format!("| h | i |\n|---|---|\n| {} | z |\n", table_code_span(&text));
+                let events = events(&markdown);
+                let (_, row) = inside(&events, &Tag::TableRow, TagEnd::TableRow);
+                let body = events.iter().position(|e| e == &Event::Start(Tag::TableRow)).expect("a row");
+                let (shown, other) = inside(&events[body..], &Tag::TableCell, TagEnd::TableCell);
+                prop_assert!(other.is_empty(), "{:?} in {}", other, markdown);
+                prop_assert_eq!(row.iter().filter(|e| matches!(e, Event::Start(Tag::TableCell))).count(), 2);
+                prop_assert_eq!(shown, if text.is_empty() { " ".to_string() } else { visible(&text) });
+            }
+
+            #[test]
+            fn a_table_cell_is_one_cell_of_plain_text(text in hostile()) {
+                let markdown = format!("| h | i |\n|---|---|\n| {} | z |\n", table_cell(&text));
+                let events = events(&markdown);
+                let (_, row) = inside(&events, &Tag::TableRow, TagEnd::TableRow);
+                let body = events.iter().position(|e| e == &Event::Start(Tag::TableRow)).expect("a row");
+                let (shown, other) = inside(&events[body..], &Tag::TableCell, TagEnd::TableCell);
+                prop_assert!(other.is_empty(), "{:?} in {}", other, markdown);
+                prop_assert_eq!(row.iter().filter(|e| matches!(e, Event::Start(Tag::TableCell))).count(), 2);
+                prop_assert_eq!(events.iter().filter(|e| matches!(e, Event::Start(Tag::TableRow))).count(), 1);
+                let expected = visible(&text);
+                prop_assert_eq!(shown.as_str(), expected.trim_matches([' ', '\t']));
+            }
+
+            #[test]
+            fn a_fence_holds_the_whole_text(text in hostile()) {
+                let markdown = format!("before\n\n{}\n\nafter\n", fence(&text, "text"));
+                let events = events(&markdown);
+                let block = Tag::CodeBlock(pulldown_cmark::CodeBlockKind::Fenced("text".into()));
+                let (shown, other) = inside(&events, &block, TagEnd::CodeBlock);
+                prop_assert!(other.is_empty(), "{:?} in {}", other, markdown);
+                let mut body: String = text.split('\n').map(visible).collect::<Vec<_>>().join("\n");
+                if !body.is_empty() && !body.ends_with('\n') {
+                    body.push('\n');
+                }
+                prop_assert_eq!(shown, body);
+                prop_assert_eq!(events.iter().filter(|e| matches!(e, Event::Start(Tag::Paragraph))).count(), 2);
+            }
+
+            #[test]
+            fn prose_in_a_list_item_stays_text_and_code(text in hostile(), lead in prop::bool::ANY) {
+                let lead = if lead { "" } else { "Why: " };
+                let markdown = format!("- {lead}{}\n", prose(&text));
+                let events = events(&markdown);
+                let (shown, other) = inside(&events, &Tag::Item, TagEnd::Item);
+                // Four spaces at the start of an item make an indented code block: inert too.
+                let inert = |e: &&Event| matches!(e, Event::Start(Tag::CodeBlock(_)) | Event::End(TagEnd::CodeBlock));
+                prop_assert!(other.iter().all(inert), "{:?} in {}", other, markdown);
+                prop_assert_eq!(events.iter().filter(|e| matches!(e, Event::Start(Tag::Item))).count(), 1);
+                let kept = |s: &str| s.chars().filter(|c| !matches!(c, ' ' | '\t' | '`')).collect::<String>();
+                if other.is_empty() {
+                    prop_assert_eq!(kept(&shown), kept(&format!("{lead}{}", visible(&text))), "{}", markdown);
+                }
+            }
+
+            #[test]
+            fn a_link_goes_where_it_says(name in hostile()) {
+                let path = format!("students/{name}.md");
+                let markdown = format!("| [{}]({}) |\n|---|\n", table_cell(&name), link_target(&path));
+                let events = events(&markdown);
+                let links: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Start(Tag::Link { .. }))).collect();
+                prop_assert_eq!(links.len(), 1, "{}", markdown);
+                let Event::Start(Tag::Link { dest_url, .. }) = links[0] else { unreachable!() };
+                prop_assert_eq!(percent_decode(dest_url), path.into_bytes());
+            }
+        }
+
+        fn percent_decode(text: &str) -> Vec<u8> {
+            let bytes = text.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == b'%' {
+                    out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).expect("two hex digits"));
+                    i += 3;
+                } else {
+                    out.push(bytes[i]);
+                    i += 1;
+                }
+            }
+            out
+        }
     }
 }

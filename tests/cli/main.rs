@@ -5,6 +5,7 @@ mod bounds;
 mod errors;
 mod hostile;
 mod html;
+mod injection;
 mod intake;
 mod lbs;
 mod mark;
