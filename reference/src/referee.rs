@@ -244,15 +244,19 @@ pub fn first_line_text(output: &[u8]) -> Result<&str, Judgement> {
     }
 }
 
-/// Quotes program output in an explanation, cut short so that a runaway line cannot flood a
-/// report.
+/// Quotes program output in an explanation as a markdown code span, cut short so that a
+/// runaway line cannot flood a report. The span's backtick run is longer than any inside, so
+/// output holding backticks stays one span (CommonMark's rule, with its padding space).
 pub fn quote(text: &str) -> String {
     const LIMIT: usize = 60;
     let mut shown: String = text.chars().take(LIMIT).flat_map(char::escape_debug).collect();
     if text.chars().nth(LIMIT).is_some() {
         shown.push_str("...");
     }
-    format!("`{shown}`")
+    let longest_run = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let ticks = "`".repeat(longest_run + 1);
+    let pad = if shown.starts_with('`') || shown.ends_with('`') { " " } else { "" };
+    format!("{ticks}{pad}{shown}{pad}{ticks}")
 }
 
 /// Judges a checker's answer line, `true` or `false`, against the reference's: the same rule in
@@ -278,4 +282,18 @@ pub fn judge_true_false(expected: &Expected, line: &str) -> Judgement {
         format!("the solution is not valid: {}; but the program said true", expected.detail)
     };
     Judgement::WrongAnswer { explanation }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn a_quote_is_one_code_span_whatever_it_holds() {
+        assert_eq!(quote("1 2 3"), "`1 2 3`");
+        assert_eq!(quote("a`b"), "``a`b``");
+        assert_eq!(quote("```"), "```` ``` ````");
+        assert_eq!(quote("tab\there"), "`tab\\there`");
+        assert!(quote(&"x".repeat(100)).ends_with("...`"));
+    }
 }

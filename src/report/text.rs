@@ -44,6 +44,9 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
         for c in chunk.valid().chars() {
             if c.is_control() && !matches!(c, '\t' | '\r' | '\n') {
                 out.push_str(&format!("\\x{:02x}", c as u32));
+            } else if is_bidi_control(c) {
+                // Invisible, and they reorder the text around them on a terminal or a web page.
+                out.push_str(&format!("\\u{{{:04x}}}", c as u32));
             } else {
                 out.push(c);
             }
@@ -53,6 +56,11 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The Unicode marks and overrides of text direction (`U+202E` shows what follows backwards).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
 }
 
 /// The last `max_lines` lines (at most `max_bytes` bytes) of some output, escaped. A line that
@@ -331,6 +339,13 @@ mod tests {
     fn tails_keep_the_end() {
         assert_eq!(tail(b"a\nb\nc\n", 2, 100), "…\nb\nc");
         assert_eq!(tail(b"a\nb", 5, 100), "a\nb");
+    }
+
+    #[test]
+    fn direction_overrides_are_shown_not_obeyed() {
+        assert_eq!(escape_bytes("abc\u{202e}fed".as_bytes()), "abc\\u{202e}fed");
+        assert_eq!(escape_bytes("\u{2066}x\u{2069}".as_bytes()), "\\u{2066}x\\u{2069}");
+        assert_eq!(escape_bytes("é → ✓".as_bytes()), "é → ✓");
     }
 
     #[test]
