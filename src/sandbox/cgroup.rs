@@ -118,7 +118,9 @@ impl Setup {
             }
             match index {
                 0 => cg.memory_dir = Some(dir.clone()),
-                1 => write_if_present(&dir.join("pids.max"), &pids_max.to_string())?,
+                // The probe found the pids controller here: a `pids.max` gone since (a manager
+                // took the controller back) must stop the run, not drop its limit unsaid.
+                1 => write(&dir.join("pids.max"), &pids_max.to_string())?,
                 2 => cg.cpu_file = Some(dir.join("cpuacct.usage")),
                 _ => {
                     if let Some((cpus, mems)) = &self.cpuset_inherit {
