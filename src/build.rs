@@ -214,7 +214,7 @@ pub fn prepare(
     let stale =
         tree::delete_classes(&built.srcdir).map_err(|e| BuildError::Io { path: built.srcdir.clone(), source: e })?;
     if stale > 0 {
-        notes.push(format!("deleted {stale} stale .class file(s) before building"));
+        notes.push(format!("deleted {} before building", bhref::referee::count(stale, "stale .class file")));
     }
     if build_command.is_some() && !built.srcdir.join(&cfg.script).is_file() {
         let detail = format!("{} is missing from {}", cfg.script, rel(&built.root, &built.srcdir));

@@ -244,6 +244,26 @@ pub fn first_line_text(output: &[u8]) -> Result<&str, Judgement> {
     }
 }
 
+/// A number and its noun, singular or plural: "1 move", "3 moves", "0 moves" (messages say
+/// what they count, never "move(s)").
+pub fn count(n: impl std::fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    if n == "1" {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// "is" for one, "are" for any other number: the verb that goes with [`count`].
+pub fn is_are(n: impl std::fmt::Display) -> &'static str {
+    if n.to_string() == "1" {
+        "is"
+    } else {
+        "are"
+    }
+}
+
 /// Quotes program output in an explanation as a markdown code span, cut short so that a
 /// runaway line cannot flood a report. The span's backtick run is longer than any inside, so
 /// output holding backticks stays one span (CommonMark's rule, with its padding space).
@@ -287,6 +307,14 @@ pub fn judge_true_false(expected: &Expected, line: &str) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::quote;
+
+    #[test]
+    fn counts_say_what_they_count() {
+        assert_eq!(super::count(1, "move"), "1 move");
+        assert_eq!(super::count(0u64, "move"), "0 moves");
+        assert_eq!(super::count(3usize, "more integer"), "3 more integers");
+        assert_eq!((super::is_are(1), super::is_are(2)), ("is", "are"));
+    }
 
     #[test]
     fn a_quote_is_one_code_span_whatever_it_holds() {

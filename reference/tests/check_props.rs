@@ -46,7 +46,7 @@ fn solved_and_the_empty_solution() {
 fn extra_after_win_counts_the_extra_integers() {
     let (finding, text, ok) = checked(Game::BlackHole, &[0, 2, 0, 3, 2, 4, 3, 16, 0, 0, 7]);
     assert_eq!(finding, Finding::ExtraAfterWin { moves: 4, extra_integers: 3 });
-    assert_eq!(text, "the puzzle is solved after move 4, but 3 more integer(s) follow");
+    assert_eq!(text, "the puzzle is solved after move 4, but 3 more integers follow");
     assert!(ok, "ruling 2: extra input after a win is ignored");
 }
 
@@ -54,7 +54,7 @@ fn extra_after_win_counts_the_extra_integers() {
 fn cards_left_counts_the_worm_hole_card() {
     let (finding, text, ok) = checked(Game::BlackHole, &[0, 2]);
     assert_eq!(finding, Finding::CardsLeft { moves: 1, cards_left: 3 });
-    assert_eq!(text, "after all 1 move(s) were played, 3 card(s) are left in play");
+    assert_eq!(text, "after 1 move was played, 3 cards are left in play");
     assert!(!ok);
     let (finding, ..) = checked(Game::WormHole, &[2, -4]);
     assert_eq!(finding, Finding::CardsLeft { moves: 1, cards_left: 4 });
@@ -64,7 +64,7 @@ fn cards_left_counts_the_worm_hole_card() {
 fn card_left_in_worm_hole_is_a_loss() {
     let (finding, text, ok) = checked(Game::WormHole, &[3, -16, 0, 2, 0, 3, 2, 4]);
     assert_eq!(finding, Finding::CardLeftInWormHole { moves: 4, card: 16 });
-    assert_eq!(text, "after all 4 move(s) the piles are empty but card 16 is left in the worm hole");
+    assert_eq!(text, "after 4 moves the piles are empty but card 16 is left in the worm hole");
     assert!(!ok);
     assert_eq!(checked(Game::WormHole, &[3, -16, 0, 2, 0, 3, 2, 4, -1, 16]).0, Finding::Solved);
 }

@@ -100,7 +100,7 @@ fn explain_prints_the_finding_on_the_second_line() {
         "false\nmove 2 (pile 2, card 4): card 4 is not adjacent in rank to 2, the card in the black hole\n"
     );
     let (_, out, _) = run(&["CHECK", "--explain", &small], "0 2 0 3 2 4 1 1");
-    assert_eq!(out, "true\nthe puzzle is solved after move 3, but 2 more integer(s) follow\n");
+    assert_eq!(out, "true\nthe puzzle is solved after move 3, but 2 more integers follow\n");
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn checkworm_allows_worm_moves_and_check_does_not() {
     assert_eq!(run(&["CHECKWORM", &small], worm).1, "true\n");
     assert_eq!(run(&["CHECK", &small], worm).1, "false\n");
     let (_, out, _) = run(&["CHECKWORM", &small, "--explain"], "2 -4 0 2 0 3");
-    assert_eq!(out, "false\nafter all 3 move(s) the piles are empty but card 4 is left in the worm hole\n");
+    assert_eq!(out, "false\nafter 3 moves the piles are empty but card 4 is left in the worm hole\n");
 }
 
 /// Every bad fixture: status 2, nothing on stdout, and `bhref: ` + the `.err` file on stderr (run

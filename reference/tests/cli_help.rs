@@ -129,7 +129,7 @@ fn each_command_shows_only_the_flags_it_uses_but_accepts_them_all() {
     let puzzle = puzzle.to_string_lossy().into_owned();
     assert_eq!(run(&["SOLVE", &puzzle, "--explain", "--nodes", "9", "--nodes", "100"]).1, "1 0 2\n");
     let (code, out, _) = run(&["CHECK", &puzzle, "--stats", "--time-limit", "1", "--explain", "--explain"]);
-    assert_eq!((code, out.as_str()), (0, "false\nafter all 0 move(s) were played, 1 card(s) are left in play\n"));
+    assert_eq!((code, out.as_str()), (0, "false\nafter 0 moves were played, 1 card is left in play\n"));
 }
 
 #[test]

@@ -61,10 +61,10 @@ fn counts() {
     );
     let (f, text) = finding(&example(), Variant::Plain, &[3, 4, 0, 5, 1, 5]);
     assert_eq!(f, Finding::CountLargerThanMovesGiven { count: 3, moves_given: 2, dangling: true });
-    assert_eq!(text, "the solution announces 3 move(s) but gives only 2 and half of one");
+    assert_eq!(text, "the solution announces 3 moves but gives only 2 and half of one");
     let (f, text) = finding(&example(), Variant::Plain, &[2, 4, 0, 5, 1]);
     assert_eq!(f, Finding::PilesLeft { moves: 2, piles: 2 });
-    assert_eq!(text, "after all 2 move(s) were played, 2 piles are left, not 1");
+    assert_eq!(text, "after 2 moves were played, 2 piles are left, not 1");
     assert_eq!(finding(&example(), Variant::Plain, &[0]).0, Finding::PilesLeft { moves: 0, piles: 4 });
     // An illegal move is found before the count runs out: reading order.
     assert!(matches!(finding(&example(), Variant::Plain, &[9, 4, 2]).0, Finding::Illegal { .. }));

@@ -90,9 +90,9 @@ fn explain_names_the_failing_move() {
     let (_, out, _) = lbs(&["CHECK", &example, "--explain"], "3 4 0 2 0");
     assert_eq!(out, "false\nmove 2 (card 2 onto 0): card 2 (at position 1) and card 4 share neither rank nor suit\n");
     let (_, out, _) = lbs(&["CHECK", &example, "--explain"], "1 4 0");
-    assert_eq!(out, "false\nafter all 1 move(s) were played, 3 piles are left, not 1\n");
+    assert_eq!(out, "false\nafter 1 move was played, 3 piles are left, not 1\n");
     let (_, out, _) = lbs(&["CHECK", &example, "--explain"], "4 4 0 5 1");
-    assert_eq!(out, "false\nthe solution announces 4 move(s) but gives only 2\n");
+    assert_eq!(out, "false\nthe solution announces 4 moves but gives only 2\n");
 }
 
 #[test]

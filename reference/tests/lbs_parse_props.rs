@@ -153,7 +153,7 @@ proptest! {
         let text = join(&tokens, &seps);
         let error = parse_layout("l", &text).unwrap_err();
         prop_assert_eq!((error.line, error.column), end_of(&text));
-        let missing = format!("only {card} of {piles} card(s)");
+        let missing = format!("only {card} of {piles} card{}", if piles == 1 { "" } else { "s" });
         prop_assert!(error.found.contains(&missing), "{}", error);
     }
 

@@ -120,7 +120,7 @@ fn bad_fixtures_fail_with_their_messages() {
 #[test]
 fn a_header_asking_for_a_huge_layout_fails_fast_without_allocating() {
     let error = parse_puzzle("big", "1000 1000 1000000 1").unwrap_err();
-    assert!(error.found.contains("end of input (only 0 of 1000000 pile(s) are complete)"), "{error}");
+    assert!(error.found.contains("end of input (only 0 of 1000000 piles are complete)"), "{error}");
     assert!(parse_puzzle("big", "1000 1000 1000001 1").is_err());
     assert!(parse_puzzle("big", "4294967296 4294967296 1 1 -1").is_err());
 }

@@ -9,6 +9,7 @@
 use std::fmt;
 
 use crate::blackhole::model::{Card, Game, Move, Puzzle};
+use crate::referee::{count, is_are};
 
 /// The result of checking one candidate solution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -226,13 +227,20 @@ impl fmt::Display for Finding {
         match *self {
             Finding::Solved => f.write_str("the moves solve the puzzle"),
             Finding::ExtraAfterWin { moves, extra_integers } => {
-                write!(f, "the puzzle is solved after move {moves}, but {extra_integers} more integer(s) follow")
+                let follow = if extra_integers == 1 { "follows" } else { "follow" };
+                write!(
+                    f,
+                    "the puzzle is solved after move {moves}, but {} {follow}",
+                    count(extra_integers, "more integer")
+                )
             }
             Finding::CardsLeft { moves, cards_left } => {
-                write!(f, "after all {moves} move(s) were played, {cards_left} card(s) are left in play")
+                let were = if moves == 1 { "was" } else { "were" };
+                let left = count(cards_left, "card");
+                write!(f, "after {} {were} played, {left} {} left in play", count(moves, "move"), is_are(cards_left))
             }
             Finding::CardLeftInWormHole { moves, card } => {
-                write!(f, "after all {moves} move(s) the piles are empty but card {card} is left in the worm hole")
+                write!(f, "after {} the piles are empty but card {card} is left in the worm hole", count(moves, "move"))
             }
             Finding::Illegal { index, pile, card, reason } => {
                 let number = index + 1;

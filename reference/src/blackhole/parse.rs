@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use crate::blackhole::model::{Card, Deck, Puzzle};
+use crate::referee::{count, is_are};
 
 /// The largest deck (`R*S` cards) the parser accepts. Real puzzles have 52 cards; the cap keeps a
 /// hostile or mistyped header from asking for a huge allocation.
@@ -246,8 +247,8 @@ impl<'a> Parser<'a> {
             // Only integer tokens get here, so the text needs no quoting, only a length limit.
             let digits: String = token.text.chars().take(40).collect();
             let cut = if digits.len() < token.text.len() { "..." } else { "" };
-            let found =
-                format!("{digits}{cut} (not a card of a deck of {} rank(s) and {} suit(s))", deck.ranks, deck.suits);
+            let deck_size = format!("{} and {}", count(deck.ranks, "rank"), count(deck.suits, "suit"));
+            let found = format!("{digits}{cut} (not a card of a deck of {deck_size})");
             return Err(self.error(token, expected, found));
         };
         if let Some(first) = seen.get(&card) {
@@ -297,7 +298,8 @@ pub fn parse_puzzle(name: &str, text: &str) -> Result<Puzzle, ParseError> {
     let mut piles = Vec::new();
     for index in 0..pile_count {
         let expected = format!("a card (1 to {size}) or -1 to end pile {index} (piles 0 to {})", pile_count - 1);
-        let at_end = format!("end of input (only {index} of {pile_count} pile(s) are complete)");
+        let at_end =
+            format!("end of input (only {index} of {} {} complete)", count(pile_count, "pile"), is_are(pile_count));
         let mut pile = Vec::new();
         loop {
             let (token, value) = parser.next_number(&expected, &at_end)?;
@@ -336,7 +338,7 @@ mod tests {
             "p.txt:3:5: expected a card (1 to 3) or -1 to end pile 0 (piles 0 to 0), found `x`"
         );
         assert_eq!(err("1 3 1\r1 2 1 -1"), "p.txt:2:5: expected a card (1 to 3) or -1 to end pile 0 (piles 0 to 0), each card at most once, found card 1 a second time (first at line 2, column 1, as the hole card)");
-        assert_eq!(err("1 3 1 1 2"), "p.txt:1:10: expected a card (1 to 3) or -1 to end pile 0 (piles 0 to 0), found end of input (only 0 of 1 pile(s) are complete)");
+        assert_eq!(err("1 3 1 1 2"), "p.txt:1:10: expected a card (1 to 3) or -1 to end pile 0 (piles 0 to 0), found end of input (only 0 of 1 pile is complete)");
     }
 
     #[test]
@@ -364,7 +366,7 @@ mod tests {
         assert!(
             err("13 4 1 0 -1").contains("expected the hole card (1 to 52), found 0 (cards are numbered from 1 to 52)")
         );
-        assert!(err("13 4 1 1 53 -1").contains("found 53 (not a card of a deck of 13 rank(s) and 4 suit(s))"));
+        assert!(err("13 4 1 1 53 -1").contains("found 53 (not a card of a deck of 13 ranks and 4 suits)"));
         assert!(err("13 4 1 1 -2 -1").contains("found -2 (not a card"));
         assert!(err("13 4 2 1 -1 5 9 5 -1").contains("card 5 a second time (first at line 1, column 13, in pile 1)"));
         assert!(err("13 4 1 1 \u{a0}5 -1").ends_with("found `\\u{a0}5`"));

@@ -9,8 +9,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    first_line_text, judge_true_false, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
-    RefereeError, TaskSpec,
+    count, first_line_text, judge_true_false, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement,
+    Referee, RefereeError, TaskSpec,
 };
 
 use super::check::{check, check_moves, Finding};
@@ -129,8 +129,9 @@ fn judge_solve(puzzle: &Puzzle, game: Game, expected: &Expected, line: &str) -> 
     match status {
         "-1" | "0" if !rest.is_empty() => Judgement::FormatError {
             explanation: format!(
-                "`{status}` must stand alone on the line, but {} more token(s) follow, starting with {}",
-                rest.len(),
+                "`{status}` must stand alone on the line, but {} follow{}, starting with {}",
+                count(rest.len(), "more token"),
+                if rest.len() == 1 { "s" } else { "" },
                 quote(rest[0])
             ),
         },
@@ -330,7 +331,7 @@ mod tests {
         let Judgement::WrongAnswer { explanation } = judge("solve", &solvable, b"0") else { panic!() };
         assert!(explanation.ends_with("the reference's solution: 1 0 2 0 3 1 4"));
         let Judgement::WrongAnswer { explanation } = judge("solve", &solvable, b"1 0 2 0 3") else { panic!() };
-        assert!(explanation.contains("1 card(s) are left"), "{explanation}");
+        assert!(explanation.contains("1 card is left"), "{explanation}");
         let Judgement::WrongAnswer { explanation } = judge("solve", &solvable, b"1 0 2 0 3 1 4 0 1") else { panic!() };
         assert!(explanation.contains("nothing else may follow"));
         let Judgement::WrongAnswer { explanation } = judge("solve", &solvable, b"1 0 2 1 4") else { panic!() };

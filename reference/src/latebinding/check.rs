@@ -20,6 +20,7 @@
 use std::fmt;
 
 use super::model::{cards_match, Card, Layout, Move, Variant};
+use crate::referee::count as count_of;
 
 /// The result of checking one candidate solution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -291,10 +292,11 @@ impl fmt::Display for Finding {
             Finding::NegativeCount { count } => write!(f, "the number of moves, {count}, is negative"),
             Finding::CountLargerThanMovesGiven { count, moves_given, dangling } => {
                 let half = if dangling { " and half of one" } else { "" };
-                write!(f, "the solution announces {count} move(s) but gives only {moves_given}{half}")
+                write!(f, "the solution announces {} but gives only {moves_given}{half}", count_of(count, "move"))
             }
             Finding::PilesLeft { moves, piles } => {
-                write!(f, "after all {moves} move(s) were played, {piles} piles are left, not 1")
+                let were = if moves == 1 { "was" } else { "were" };
+                write!(f, "after {} {were} played, {piles} piles are left, not 1", count_of(moves, "move"))
             }
             Finding::Illegal { index, card, to, reason, grace_left } => {
                 write!(f, "move {} (card {card} onto {to}): ", index + 1)?;

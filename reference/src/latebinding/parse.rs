@@ -18,6 +18,7 @@ pub use crate::blackhole::parse::{read_integers, ParseError, MAX_CARDS};
 use crate::blackhole::parse::is_java_whitespace;
 
 use super::model::{Card, Deck, Layout};
+use crate::referee::count;
 
 /// A whitespace-separated token with the 1-based line and column of its first character.
 #[derive(Clone, Copy, Debug)]
@@ -163,11 +164,12 @@ pub fn parse_layout(name: &str, text: &str) -> Result<Layout, ParseError> {
     let mut seen: HashMap<Card, (usize, usize)> = HashMap::new();
     for index in 0..piles as usize {
         let expected = format!("card {} of {piles} in the row (1 to {size})", index + 1);
-        let at_end = format!("end of input (only {index} of {piles} card(s))");
+        let at_end = format!("end of input (only {index} of {})", count(piles, "card"));
         let (token, value) = parser.next_int(&expected, &at_end)?;
         let here = (token.line, token.column);
         let Some(card) = u32::try_from(value).ok().filter(|&c| deck.contains(c)) else {
-            let found = format!("{value} (not a card of a deck of {ranks} rank(s) and {suits} suit(s))");
+            let found =
+                format!("{value} (not a card of a deck of {} and {})", count(ranks, "rank"), count(suits, "suit"));
             return Err(parser.error_at(here, &expected, found));
         };
         if let Some(&(line, column)) = seen.get(&card) {
@@ -220,13 +222,13 @@ mod tests {
 
     #[test]
     fn card_errors_name_line_and_column() {
-        assert_eq!(err("3 2 3\n1 9 2"), "l.txt:2:3: expected card 2 of 3 in the row (1 to 6), found 9 (not a card of a deck of 3 rank(s) and 2 suit(s))");
+        assert_eq!(err("3 2 3\n1 9 2"), "l.txt:2:3: expected card 2 of 3 in the row (1 to 6), found 9 (not a card of a deck of 3 ranks and 2 suits)");
         assert!(err("3 2 3\n1 0 2").contains("found 0 (not a card"));
         assert!(err("3 2 3\n1 -4 2").contains("found -4 (not a card"));
         assert_eq!(err("3 2 3\r\n1 4\r\n  4"), "l.txt:3:3: expected card 3 of 3 in the row (1 to 6), each card at most once, found card 4 a second time (first at line 2, column 3)");
         assert_eq!(
             err("3 2 4\n1 4 2"),
-            "l.txt:2:6: expected card 4 of 4 in the row (1 to 6), found end of input (only 3 of 4 card(s))"
+            "l.txt:2:6: expected card 4 of 4 in the row (1 to 6), found end of input (only 3 of 4 cards)"
         );
         assert!(err("3 2 2\n1 x 2").ends_with("found `x`"));
         assert!(err("3 2 2\n1 \u{a0}2").ends_with("found `\\u{a0}2`"));
@@ -236,6 +238,6 @@ mod tests {
     #[test]
     fn a_header_promising_a_huge_row_fails_fast() {
         let error = parse_layout("big", "1000 1000 1000000 1").unwrap_err();
-        assert!(error.found.contains("only 1 of 1000000 card(s)"), "{error}");
+        assert!(error.found.contains("only 1 of 1000000 cards"), "{error}");
     }
 }

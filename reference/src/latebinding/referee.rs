@@ -258,7 +258,7 @@ mod tests {
         let Judgement::WrongAnswer { explanation } = judge("solve", EXAMPLE, b"-1") else { panic!() };
         assert!(explanation.contains("the layout has one; the reference's: 3 "), "{explanation}");
         let Judgement::WrongAnswer { explanation } = judge("solve", EXAMPLE, b"3 4 0 5 1") else { panic!() };
-        assert!(explanation.contains("announces 3 move(s) but gives only 2"), "{explanation}");
+        assert!(explanation.contains("announces 3 moves but gives only 2"), "{explanation}");
         assert_eq!(judge("solve", NO_PLAIN, b"-1"), Judgement::Accepted);
         assert_eq!(judge("solve", NO_PLAIN, b"-1 searched 3 states"), Judgement::Accepted);
         assert!(matches!(judge("solve", NO_PLAIN, b"1 5 0"), Judgement::WrongAnswer { .. }));
