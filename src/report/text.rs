@@ -89,13 +89,9 @@ pub fn shorten_lines(text: &str, max_lines: usize, max_chars: usize) -> String {
     }
 }
 
-/// A count and its noun, singular or plural as the count says: `1 submission`, `2 jobs`.
-pub fn count(n: usize, noun: &str) -> String {
-    match n {
-        1 => format!("1 {noun}"),
-        _ => format!("{n} {noun}s"),
-    }
-}
+/// A count and its noun, singular or plural as the count says: `1 submission`, `2 jobs` (the
+/// reference's own rule, so that reports and explanations count alike).
+pub use bhref::referee::count;
 
 /// Shortens text to `max_chars` characters, saying how much was left out.
 pub fn shorten(text: &str, max_chars: usize) -> String {
