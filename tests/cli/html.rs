@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
-use crate::support::{bhgrade, copy_tree, marked, repo};
+use crate::support::{copy_tree, mark_command, marked, repo};
 
 /// How long one Chromium command may take (a page load here takes about a second).
 const BROWSER_LIMIT: Duration = Duration::from_secs(60);
@@ -251,14 +251,7 @@ fn student_names_reach_the_class_page_as_text() {
         copy_tree(&repo().join("fixtures/submissions/no-build-script"), &submissions.join(name));
     }
     let out = dir.path().join("out");
-    let output = bhgrade()
-        .args(["mark", "--jobs", "2", "--suite"])
-        .arg(repo().join("suites/cs3105-p1"))
-        .arg("--out")
-        .arg(&out)
-        .arg(&submissions)
-        .output()
-        .expect("run bhgrade mark");
+    let output = mark_command(&repo().join("suites/cs3105-p1"), &out, &submissions).output().expect("run bhgrade mark");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let page = out.join("index.html");
     let text = std::fs::read_to_string(&page).expect("index.html is written");

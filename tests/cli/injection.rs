@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
-use crate::support::{bhgrade, repo};
+use crate::support::{mark_command, repo};
 
 /// What every hostile text prints: each line is live markdown or a terminal escape.
 const LINES: [&str; 5] = ["```", "# Heading", "<script>alert(1)</script>", "| a | b |", "\x1b[31mred"];
@@ -57,14 +57,8 @@ fn marked() -> &'static Marked {
         write(&subs.join(PRINTING).join("src/BHMain.java"), &program);
         write(&subs.join(PRINTING).join("src/build.sh"), "javac BHMain.java\n");
         let out = dir.path().join("out");
-        let output = bhgrade()
-            .args(["mark", "--jobs", "2", "--suite"])
-            .arg(repo().join("fixtures/suites/tiny"))
-            .arg("--out")
-            .arg(&out)
-            .arg(&subs)
-            .output()
-            .expect("run bhgrade mark");
+        let output =
+            mark_command(&repo().join("fixtures/suites/tiny"), &out, &subs).output().expect("run bhgrade mark");
         Marked {
             _dir: dir,
             out,

@@ -16,7 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::support::{bhgrade, repo};
+use crate::support::{mark_command, repo};
 
 /// A build script that says which folder it ran in (`built in work/src`).
 const BUILD: &[u8] = b"echo \"built in $(basename \"$(dirname \"$PWD\")\")/$(basename \"$PWD\")\"\n";
@@ -144,12 +144,7 @@ fn marked() -> &'static Marked {
         let out = dir.path().join("out");
         let tmp = dir.path().join("tmp");
         fs::create_dir(&tmp).expect("mkdir");
-        let output = bhgrade()
-            .args(["mark", "--jobs", "2", "--suite"])
-            .arg(repo().join("fixtures/suites/tiny"))
-            .arg("--out")
-            .arg(&out)
-            .arg(&subs)
+        let output = mark_command(&repo().join("fixtures/suites/tiny"), &out, &subs)
             .env("TMPDIR", &tmp)
             .output()
             .expect("run bhgrade mark");
@@ -230,14 +225,7 @@ fn a_student_named_summary_keeps_their_report() {
         write(&subs.join(student).join("src/build.sh"), b"echo mine\n");
     }
     let out = dir.path().join("out");
-    let output = bhgrade()
-        .args(["mark", "--jobs", "2", "--suite"])
-        .arg(repo().join("fixtures/suites/tiny"))
-        .arg("--out")
-        .arg(&out)
-        .arg(&subs)
-        .output()
-        .expect("run bhgrade mark");
+    let output = mark_command(&repo().join("fixtures/suites/tiny"), &out, &subs).output().expect("run bhgrade mark");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     // Each student's markdown and JSON record (the feedback copies are elsewhere).
     let (mut markdown, mut json) = (0, 0);

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::support::{bhgrade, marked, quick_suite, repo};
+use crate::support::{mark_command, marked, quick_suite, repo};
 
 /// Every test of the bundled suite, in suite order.
 const TESTS: [&str; 50] = [
@@ -246,14 +246,7 @@ fn the_reference_marked_as_a_submission_gets_full_marks() {
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(src.join("build.sh"), "true\n").unwrap();
     let out = dir.path().join("out");
-    let output = bhgrade()
-        .args(["mark", "--jobs", "2", "--suite"])
-        .arg(&suite)
-        .arg("--out")
-        .arg(&out)
-        .arg(&submissions)
-        .output()
-        .unwrap();
+    let output = mark_command(&suite, &out, &submissions).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = read_json(&out.join("students/bhref.json"));
     let not_accepted: Vec<_> = verdicts(&report).into_iter().filter(|(_, verdict)| verdict != "accepted").collect();

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::support::{bhgrade, copy_tree, repo};
+use crate::support::{bhgrade, copy_tree, mark_command, repo};
 
 /// A class of three: two good submissions and one that crashes.
 pub(crate) fn class(dir: &Path) -> std::path::PathBuf {
@@ -17,15 +17,8 @@ pub(crate) fn class(dir: &Path) -> std::path::PathBuf {
 }
 
 pub(crate) fn mark(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let output = bhgrade()
-        .args(["mark", "--jobs", "2", "--suite"])
-        .arg(repo().join("fixtures/suites/tiny"))
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .arg(class)
-        .output()
-        .expect("run bhgrade");
+    let output =
+        mark_command(&repo().join("fixtures/suites/tiny"), out, class).args(extra).output().expect("run bhgrade");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     output
 }

@@ -58,20 +58,21 @@ impl Marked {
     }
 }
 
+/// `bhgrade mark --jobs 2 --suite SUITE --out OUT CLASS`, to add to and run.
+pub fn mark_command(suite: &Path, out: &Path, class: &Path) -> Command {
+    let mut command = bhgrade();
+    command.args(["mark", "--jobs", "2", "--suite"]).arg(suite).arg("--out").arg(out).arg(class);
+    command
+}
+
 pub fn marked() -> &'static Marked {
     static MARKED: OnceLock<Marked> = OnceLock::new();
     MARKED.get_or_init(|| {
         let dir = tempfile::tempdir().expect("tempdir");
         let suite = quick_suite(dir.path());
         let out = dir.path().join("out");
-        let output = bhgrade()
-            .args(["mark", "--jobs", "2", "--suite"])
-            .arg(&suite)
-            .arg("--out")
-            .arg(&out)
-            .arg(repo().join("fixtures/submissions"))
-            .output()
-            .expect("run bhgrade mark");
+        let output =
+            mark_command(&suite, &out, &repo().join("fixtures/submissions")).output().expect("run bhgrade mark");
         Marked {
             _dir: dir,
             out,
