@@ -294,7 +294,9 @@ fn cpu_limit_holds_for_the_whole_tree() {
         let out = sb.run(&Command::new("/bin/bash", tmp.path()).args(["-c", script]), &lim).unwrap();
         let what = format!("cgroups {}: {out:?}", policy.use_cgroups);
         assert!(out.cpu_limit_hit && !out.wall_limit_hit, "{what}");
-        assert!(out.cpu >= Duration::from_secs(1) && out.cpu < Duration::from_millis(1500), "{what}");
+        // Killed within a few looks: two busy processes gain up to 2 CPU-seconds a second, and
+        // on a starved machine (load 13 once failed a 1.5 s bound) a look can come late.
+        assert!(out.cpu >= Duration::from_secs(1) && out.cpu < Duration::from_secs(2), "{what}");
         let expected = if sb.cgroups.is_some() { CpuSource::Cgroup } else { CpuSource::Rusage };
         assert_eq!(out.cpu_source, expected, "{what}");
     }
