@@ -11,12 +11,19 @@
 //!   (`bhref --game latebinding`);
 //! - [`cli`]: the `bhref` binary's command line (`bhref [--game blackhole|latebinding] COMMAND`),
 //!   parsed with clap: Black Hole's commands and what both games' commands share;
+//! - [`memo`]: [`memo::KeySet`], the exact, memory-bounded set of fixed-width keys both
+//!   solvers keep their dead states in;
+//! - [`parse_util`]: the `Scanner`-style tokens and the [`parse_util::ParseError`] both games'
+//!   parsers read and report with;
 //! - [`rng`]: [`rng::SplitMix64`], the deterministic generator tests and benches draw random
 //!   puzzles from.
 
 pub mod blackhole;
 pub mod cli;
+mod derive_rules;
 pub mod games;
 pub mod latebinding;
+pub mod memo;
+pub mod parse_util;
 pub mod referee;
 pub mod rng;

@@ -279,6 +279,22 @@ pub fn quote(text: &str) -> String {
     format!("{ticks}{pad}{shown}{pad}{ticks}")
 }
 
+/// Judges `output` for a game whose answer is its first line: a check kind's (`is_check`) by
+/// [`judge_true_false`], a solve kind's by the game's `judge_solve`. Output that is not text is
+/// a format error before either looks at it.
+pub fn judge_first_line(
+    output: &[u8],
+    is_check: bool,
+    expected: &Expected,
+    judge_solve: impl FnOnce(&str) -> Result<Judgement, RefereeError>,
+) -> Result<Judgement, RefereeError> {
+    match first_line_text(output) {
+        Err(judgement) => Ok(judgement),
+        Ok(line) if is_check => Ok(judge_true_false(expected, line)),
+        Ok(line) => judge_solve(line),
+    }
+}
+
 /// Judges a checker's answer line, `true` or `false`, against the reference's: the same rule in
 /// every game whose checkers answer so.
 pub fn judge_true_false(expected: &Expected, line: &str) -> Judgement {

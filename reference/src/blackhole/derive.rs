@@ -12,9 +12,9 @@
 //! test.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
+use crate::derive_rules::rule_names;
 use crate::referee::{DeriveError, Instance};
 
 use super::check::{check, Finding, Illegal};
@@ -22,84 +22,28 @@ use super::model::{Card, Game, Move, Puzzle};
 use super::parse::parse_puzzle;
 use super::solve::{solve, Budget, Outcome};
 
-/// How a check test's candidate solution is derived from the reference's solution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Rule {
-    Reference,
-    Multiline,
-    OneShort,
-    Dangling,
-    WrongCard,
-    EmptyPile,
-    PileOutOfRange,
-    NotAdjacentFirst,
-    NotAdjacentLater,
-    ViaWorm,
-    WormHoleFull,
-    WormHoleEmpty,
-    WrongWormCard,
-    WormNotAdjacent,
-    CardLeftInWorm,
+rule_names! {
+    /// How a check test's candidate solution is derived from the reference's solution.
+    pub enum Rule {
+        Reference => "reference",
+        Multiline => "multiline",
+        OneShort => "one-short",
+        Dangling => "dangling",
+        WrongCard => "wrong-card",
+        EmptyPile => "empty-pile",
+        PileOutOfRange => "pile-out-of-range",
+        NotAdjacentFirst => "not-adjacent-first",
+        NotAdjacentLater => "not-adjacent-later",
+        ViaWorm => "via-worm",
+        WormHoleFull => "worm-hole-full",
+        WormHoleEmpty => "worm-hole-empty",
+        WrongWormCard => "wrong-worm-card",
+        WormNotAdjacent => "worm-not-adjacent",
+        CardLeftInWorm => "card-left-in-worm",
+    }
 }
 
 impl Rule {
-    /// Every rule, in the order `suites/README.md` lists them.
-    pub const ALL: [Rule; 15] = [
-        Rule::Reference,
-        Rule::Multiline,
-        Rule::OneShort,
-        Rule::Dangling,
-        Rule::WrongCard,
-        Rule::EmptyPile,
-        Rule::PileOutOfRange,
-        Rule::NotAdjacentFirst,
-        Rule::NotAdjacentLater,
-        Rule::ViaWorm,
-        Rule::WormHoleFull,
-        Rule::WormHoleEmpty,
-        Rule::WrongWormCard,
-        Rule::WormNotAdjacent,
-        Rule::CardLeftInWorm,
-    ];
-
-    /// Every rule's name, in the order of [`Rule::ALL`]: what [`crate::referee::Referee::derive_rules`]
-    /// gives for this game.
-    pub const NAMES: [&'static str; 15] = {
-        let mut names = [""; 15];
-        let mut i = 0;
-        while i < names.len() {
-            names[i] = Rule::ALL[i].name();
-            i += 1;
-        }
-        names
-    };
-
-    /// The rule's name in `suite.yaml`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Rule::Reference => "reference",
-            Rule::Multiline => "multiline",
-            Rule::OneShort => "one-short",
-            Rule::Dangling => "dangling",
-            Rule::WrongCard => "wrong-card",
-            Rule::EmptyPile => "empty-pile",
-            Rule::PileOutOfRange => "pile-out-of-range",
-            Rule::NotAdjacentFirst => "not-adjacent-first",
-            Rule::NotAdjacentLater => "not-adjacent-later",
-            Rule::ViaWorm => "via-worm",
-            Rule::WormHoleFull => "worm-hole-full",
-            Rule::WormHoleEmpty => "worm-hole-empty",
-            Rule::WrongWormCard => "wrong-worm-card",
-            Rule::WormNotAdjacent => "worm-not-adjacent",
-            Rule::CardLeftInWorm => "card-left-in-worm",
-        }
-    }
-
-    /// The rule named `name`, if any.
-    pub fn parse(name: &str) -> Option<Rule> {
-        Rule::ALL.into_iter().find(|rule| rule.name() == name)
-    }
-
     /// Whether the rule only makes sense in Worm Hole (its point is an illegal worm-hole move).
     fn worm_only(self) -> bool {
         match self {
@@ -148,12 +92,6 @@ impl Rule {
     }
 }
 
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// A base solution, or why there is none: the reference's answer for one puzzle and game.
 type Base = Result<Vec<Move>, DeriveError>;
 
@@ -196,8 +134,7 @@ pub(super) fn derive(
     kind: &str,
     instance: Instance<'_>,
 ) -> Result<String, DeriveError> {
-    let parsed = Rule::parse(rule)
-        .ok_or_else(|| DeriveError::UnknownRule { rule: rule.to_string(), known: Rule::NAMES.to_vec() })?;
+    let parsed = Rule::named(rule)?;
     let wrong_kind =
         |why: &str| DeriveError::WrongKind { rule: rule.to_string(), kind: kind.to_string(), why: why.into() };
     let game = match kind {

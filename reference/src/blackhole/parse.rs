@@ -5,14 +5,16 @@
 //! for solutions, the integers read per ruling 1 of `practical.md`.
 //!
 //! Both readers split the text the way the starter's `java.util.Scanner` does (on Java
-//! whitespace), so a token is "an integer" here exactly when a student's `hasNextInt()` would say
+//! whitespace, [`crate::parse_util::Tokens`]), so a token is "an integer" here exactly when a student's `hasNextInt()` would say
 //! so, with two deliberate omissions that never occur in real files: locale grouping (`1,000`)
 //! and non-ASCII digits are not integers here.
 
 use std::collections::HashMap;
-use std::fmt;
+
+pub use crate::parse_util::{is_java_whitespace, ParseError};
 
 use crate::blackhole::model::{Card, Deck, Puzzle};
+use crate::parse_util::{show, Token, Tokens};
 use crate::referee::{count, is_are};
 
 /// The largest deck (`R*S` cards) the parser accepts. Real puzzles have 52 cards; the cap keeps a
@@ -21,103 +23,6 @@ pub const MAX_CARDS: u64 = 1_000_000;
 
 /// The largest number of piles the parser accepts, for the same reason as [`MAX_CARDS`].
 pub const MAX_PILES: u64 = 1_000_000;
-
-/// Why a puzzle file is not a valid puzzle, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// The file's name as given (a path, or `-` for standard input).
-    pub name: String,
-    /// 1-based line and column of the offending token (or of the end of input).
-    pub line: usize,
-    pub column: usize,
-    /// What the parser expected there, e.g. "a card number or -1 to end pile 3".
-    pub expected: String,
-    /// What it found, e.g. "`x`" or "end of input".
-    pub found: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: expected {}, found {}", self.name, self.line, self.column, self.expected, self.found)
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// Whether Java's `Character.isWhitespace` holds, which is what `Scanner` splits tokens on.
-///
-/// It differs from Rust's `char::is_whitespace`: no-break spaces (U+00A0, U+2007, U+202F) and
-/// U+0085 are part of a token in Java, and the separators U+001C..U+001F split tokens.
-pub fn is_java_whitespace(c: char) -> bool {
-    match c {
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\u{1C}'..='\u{1F}' | ' ' => true,
-        '\u{A0}' | '\u{2007}' | '\u{202F}' => false,
-        '\u{1680}' | '\u{2000}'..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{205F}' | '\u{3000}' => true,
-        _ => false,
-    }
-}
-
-/// A whitespace-separated token with the 1-based line and column of its first character.
-#[derive(Clone, Copy, Debug)]
-struct Token<'a> {
-    text: &'a str,
-    line: usize,
-    column: usize,
-}
-
-/// Splits text into tokens, tracking positions; `\n`, `\r\n` and a lone `\r` each end a line
-/// because editors on every platform show them so.
-#[derive(Clone)]
-struct Tokens<'a> {
-    text: &'a str,
-    offset: usize,
-    line: usize,
-    column: usize,
-}
-
-impl<'a> Tokens<'a> {
-    fn new(text: &'a str) -> Self {
-        Tokens { text, offset: 0, line: 1, column: 1 }
-    }
-
-    /// The position just past the last character read, for "end of input" errors.
-    fn here(&self) -> (usize, usize) {
-        (self.line, self.column)
-    }
-
-    fn advance(&mut self, c: char) {
-        let next = self.text[self.offset + c.len_utf8()..].chars().next();
-        self.offset += c.len_utf8();
-        if c == '\n' || (c == '\r' && next != Some('\n')) {
-            self.line += 1;
-            self.column = 1;
-        } else if c != '\r' {
-            self.column += 1;
-        }
-    }
-}
-
-impl<'a> Iterator for Tokens<'a> {
-    type Item = Token<'a>;
-
-    fn next(&mut self) -> Option<Token<'a>> {
-        while let Some(c) = self.text[self.offset..].chars().next() {
-            if !is_java_whitespace(c) {
-                break;
-            }
-            self.advance(c);
-        }
-        let start = self.offset;
-        let (line, column) = self.here();
-        while let Some(c) = self.text[self.offset..].chars().next() {
-            if is_java_whitespace(c) {
-                break;
-            }
-            self.advance(c);
-        }
-        (self.offset > start).then(|| Token { text: &self.text[start..self.offset], line, column })
-    }
-}
 
 /// What a token says as a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -155,17 +60,6 @@ pub fn read_integers(text: &str) -> Vec<i64> {
             _ => None,
         })
         .collect()
-}
-
-/// Shows a token in a message: in backticks, with invisible characters escaped and a long token
-/// cut short so that one bad byte run cannot flood a report.
-fn show(token: &str) -> String {
-    const LIMIT: usize = 40;
-    let mut shown: String = token.chars().take(LIMIT).flat_map(char::escape_debug).collect();
-    if token.chars().nth(LIMIT).is_some() {
-        shown.push_str("...");
-    }
-    format!("`{shown}`")
 }
 
 /// Where a card was first seen, for the duplicate-card message.

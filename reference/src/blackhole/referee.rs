@@ -9,8 +9,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    count, first_line_text, judge_true_false, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement,
-    Referee, RefereeError, TaskSpec,
+    count, judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
+    RefereeError, TaskSpec,
 };
 
 use super::check::{check, check_moves, Finding};
@@ -222,13 +222,8 @@ impl Referee for BlackHoleReferee {
         output: &[u8],
     ) -> Result<Judgement, RefereeError> {
         let (game, task) = parse_kind(kind)?;
-        let line = match first_line_text(output) {
-            Ok(line) => line,
-            Err(judgement) => return Ok(judgement),
-        };
-        Ok(match task {
-            Task::Check => judge_true_false(expected, line),
-            Task::Solve => judge_solve(&instance_puzzle(instance)?, game, expected, line),
+        judge_first_line(output, task == Task::Check, expected, |line| {
+            Ok(judge_solve(&instance_puzzle(instance)?, game, expected, line))
         })
     }
 

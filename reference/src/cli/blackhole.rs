@@ -14,11 +14,11 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use super::{
-    bounded_count, check_deck, check_sources, count, emit, emit_text, read_source, seed, stats_lines, ContractFlags,
-    Failure, GameArg,
+    bounded_count, check_deck, check_sources, count, emit_check, emit_solve, emit_text, load, read_source, seed,
+    ContractFlags, Failure, GameArg,
 };
 use crate::blackhole::check::check;
-use crate::blackhole::model::{format_moves, Game, Puzzle};
+use crate::blackhole::model::{format_moves, Game};
 use crate::blackhole::parse::{parse_puzzle, read_integers, MAX_CARDS, MAX_PILES};
 use crate::blackhole::solve::{solve, Outcome};
 use crate::blackhole::stats::StatsArgs;
@@ -239,25 +239,16 @@ impl StatsCommand {
     }
 }
 
-fn load_puzzle(path: &std::path::Path) -> Result<Puzzle, Failure> {
-    let text = read_source(path)?;
-    parse_puzzle(&path.to_string_lossy(), &text).map_err(|e| Failure::bad(e.to_string()))
-}
-
 fn run_check(game: Game, args: &CheckArgs) -> Result<(), Failure> {
     let (puzzle_path, solution_path) = check_sources(&args.puzzle, args.solution.as_ref(), "puzzle")?;
-    let puzzle = load_puzzle(puzzle_path)?;
+    let puzzle = load(puzzle_path, parse_puzzle)?;
     let report = check(&puzzle, game, &read_integers(&read_source(solution_path)?));
-    let mut lines = vec![report.is_solution().to_string()];
-    if args.flags.explain {
-        lines.push(report.finding.to_string());
-    }
-    emit(&lines);
+    emit_check(report.is_solution(), &report.finding, &args.flags);
     Ok(())
 }
 
 fn run_solve(game: Game, args: &SolveArgs) -> Result<(), Failure> {
-    let puzzle = load_puzzle(&args.puzzle)?;
+    let puzzle = load(&args.puzzle, parse_puzzle)?;
     let solution = solve(&puzzle, game, &args.flags.budget());
     let first = match &solution.outcome {
         Outcome::Solved(moves) if moves.is_empty() => "1".to_string(),
@@ -265,11 +256,7 @@ fn run_solve(game: Game, args: &SolveArgs) -> Result<(), Failure> {
         Outcome::Unsolvable => "0".to_string(),
         Outcome::GaveUp => "-1".to_string(),
     };
-    let mut lines = vec![first];
-    if args.flags.stats {
-        lines.extend(stats_lines(&solution.stats));
-    }
-    emit(&lines);
+    emit_solve(first, &solution.stats, &args.flags);
     Ok(())
 }
 

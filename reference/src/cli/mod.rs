@@ -167,6 +167,34 @@ pub fn check_sources<'a>(
     Ok((puzzle, solution))
 }
 
+/// Reads the puzzle or layout at `path` (`-`: standard input) and parses it with the game's
+/// `parse`, whose error names the file, line and column: an invalid file is bad input.
+pub fn load<T, E: std::fmt::Display>(
+    path: &Path,
+    parse: impl FnOnce(&str, &str) -> Result<T, E>,
+) -> Result<T, Failure> {
+    let text = read_source(path)?;
+    parse(&path.to_string_lossy(), &text).map_err(|e| Failure::bad(e.to_string()))
+}
+
+/// Prints a check's answer, `true` or `false`, and with `--explain` the finding after it.
+pub fn emit_check(solved: bool, finding: &impl std::fmt::Display, flags: &ContractFlags) {
+    let mut lines = vec![solved.to_string()];
+    if flags.explain {
+        lines.push(finding.to_string());
+    }
+    emit(&lines);
+}
+
+/// Prints a solve's answer line, and with `--stats` the search's figures after it.
+pub fn emit_solve(answer: String, stats: &Stats, flags: &ContractFlags) {
+    let mut lines = vec![answer];
+    if flags.stats {
+        lines.extend(stats_lines(stats));
+    }
+    emit(&lines);
+}
+
 /// The `--stats` lines of a solve.
 pub fn stats_lines(stats: &Stats) -> [String; 3] {
     [

@@ -9,19 +9,19 @@
 //! reference never prints it as a shrug).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use super::check::check;
 use super::generate::{generate, DEFAULT_PILES, DEFAULT_RANKS, DEFAULT_SUITS};
-use super::model::{format_solution, Layout, Variant};
+use super::model::{format_solution, Variant};
 use super::parse::{parse_layout, read_integers, MAX_CARDS};
 use super::solve::{solve, Outcome};
 use crate::cli::{
-    bounded_count, check_deck, check_sources, count, emit, emit_text, read_source, report, seed, stats_lines,
-    ContractFlags, Failure, GameArg,
+    bounded_count, check_deck, check_sources, count, emit_check, emit_solve, emit_text, load, read_source, report,
+    seed, ContractFlags, Failure, GameArg,
 };
 
 const AFTER_HELP: &str = "\
@@ -184,24 +184,16 @@ pub struct GenArgs {
 
 const DECK: &str = "a layout's deck has at most 1000000 cards";
 
-fn load_layout(path: &Path) -> Result<Layout, Failure> {
-    parse_layout(&path.to_string_lossy(), &read_source(path)?).map_err(|e| Failure::bad(e.to_string()))
-}
-
 fn run_check(variant: Variant, args: &CheckArgs) -> Result<(), Failure> {
     let (layout_path, solution_path) = check_sources(&args.layout, args.solution.as_ref(), "layout")?;
-    let layout = load_layout(layout_path)?;
+    let layout = load(layout_path, parse_layout)?;
     let report = check(&layout, variant, &read_integers(&read_source(solution_path)?));
-    let mut lines = vec![report.is_solution().to_string()];
-    if args.flags.explain {
-        lines.push(report.finding.to_string());
-    }
-    emit(&lines);
+    emit_check(report.is_solution(), &report.finding, &args.flags);
     Ok(())
 }
 
 fn run_solve(variant: Variant, args: &SolveArgs) -> Result<(), Failure> {
-    let layout = load_layout(&args.layout)?;
+    let layout = load(&args.layout, parse_layout)?;
     let solution = solve(&layout, variant, &args.flags.budget());
     let stats = &solution.stats;
     let first = match &solution.outcome {
@@ -218,11 +210,7 @@ fn run_solve(variant: Variant, args: &SolveArgs) -> Result<(), Failure> {
             });
         }
     };
-    let mut lines = vec![first];
-    if args.flags.stats {
-        lines.extend(stats_lines(stats));
-    }
-    emit(&lines);
+    emit_solve(first, stats, &args.flags);
     Ok(())
 }
 

@@ -16,8 +16,7 @@
 
 mod edit;
 
-use std::fmt;
-
+use crate::derive_rules::rule_names;
 use crate::referee::{DeriveError, Instance};
 
 use super::check::{check, check_moves, CheckReport, Finding, Illegal};
@@ -25,78 +24,26 @@ use super::model::{Layout, Move, Variant};
 use super::parse::parse_layout;
 use super::solve::{solve, Budget, Outcome};
 
-/// How a check test's candidate solution is derived from the reference's solution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Rule {
-    Reference,
-    Multiline,
-    OneShort,
-    CountTooLarge,
-    Dangling,
-    CardNotInRow,
-    CardAtPositionZero,
-    DestinationOutOfRange,
-    NotOneOrThree,
-    CardsDoNotMatch,
-    GraceSolution,
-    FarGrace,
-    GraceAlreadyUsed,
+rule_names! {
+    /// How a check test's candidate solution is derived from the reference's solution.
+    pub enum Rule {
+        Reference => "reference",
+        Multiline => "multiline",
+        OneShort => "one-short",
+        CountTooLarge => "count-too-large",
+        Dangling => "dangling",
+        CardNotInRow => "card-not-in-row",
+        CardAtPositionZero => "card-at-position-zero",
+        DestinationOutOfRange => "destination-out-of-range",
+        NotOneOrThree => "not-one-or-three",
+        CardsDoNotMatch => "cards-do-not-match",
+        GraceSolution => "grace-solution",
+        FarGrace => "far-grace",
+        GraceAlreadyUsed => "grace-already-used",
+    }
 }
 
 impl Rule {
-    /// Every rule, in the order `suites/README.md` lists them; the first is the default.
-    pub const ALL: [Rule; 13] = [
-        Rule::Reference,
-        Rule::Multiline,
-        Rule::OneShort,
-        Rule::CountTooLarge,
-        Rule::Dangling,
-        Rule::CardNotInRow,
-        Rule::CardAtPositionZero,
-        Rule::DestinationOutOfRange,
-        Rule::NotOneOrThree,
-        Rule::CardsDoNotMatch,
-        Rule::GraceSolution,
-        Rule::FarGrace,
-        Rule::GraceAlreadyUsed,
-    ];
-
-    /// Every rule's name, in the order of [`Rule::ALL`]: what
-    /// [`crate::referee::Referee::derive_rules`] gives for this game.
-    pub const NAMES: [&'static str; 13] = {
-        let mut names = [""; 13];
-        let mut i = 0;
-        while i < names.len() {
-            names[i] = Rule::ALL[i].name();
-            i += 1;
-        }
-        names
-    };
-
-    /// The rule's name in `suite.yaml`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Rule::Reference => "reference",
-            Rule::Multiline => "multiline",
-            Rule::OneShort => "one-short",
-            Rule::CountTooLarge => "count-too-large",
-            Rule::Dangling => "dangling",
-            Rule::CardNotInRow => "card-not-in-row",
-            Rule::CardAtPositionZero => "card-at-position-zero",
-            Rule::DestinationOutOfRange => "destination-out-of-range",
-            Rule::NotOneOrThree => "not-one-or-three",
-            Rule::CardsDoNotMatch => "cards-do-not-match",
-            Rule::GraceSolution => "grace-solution",
-            Rule::FarGrace => "far-grace",
-            Rule::GraceAlreadyUsed => "grace-already-used",
-        }
-    }
-
-    /// The rule named `name`, if any.
-    pub fn parse(name: &str) -> Option<Rule> {
-        Rule::ALL.into_iter().find(|rule| rule.name() == name)
-    }
-
     /// Whether the rule only makes sense with grace: its point is the second grace move, which
     /// a plain check already refuses as the first illegal one.
     fn grace_only(self) -> bool {
@@ -139,12 +86,6 @@ impl Rule {
     }
 }
 
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// The variant a check kind plays, or `None` for a kind that reads no candidate solution.
 fn check_variant(kind: &str) -> Option<Variant> {
     match kind {
@@ -157,8 +98,7 @@ fn check_variant(kind: &str) -> Option<Variant> {
 /// The solution text the rule named `rule` derives for a test of `kind` on `instance`, from the
 /// reference's solutions found within `budget`.
 pub(super) fn derive(budget: &Budget, rule: &str, kind: &str, instance: Instance<'_>) -> Result<String, DeriveError> {
-    let parsed = Rule::parse(rule)
-        .ok_or_else(|| DeriveError::UnknownRule { rule: rule.to_string(), known: Rule::NAMES.to_vec() })?;
+    let parsed = Rule::named(rule)?;
     let wrong_kind =
         |why: &str| DeriveError::WrongKind { rule: rule.to_string(), kind: kind.to_string(), why: why.into() };
     let variant = match check_variant(kind) {

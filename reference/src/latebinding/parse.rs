@@ -13,64 +13,13 @@
 
 use std::collections::HashMap;
 
-pub use crate::blackhole::parse::{read_integers, ParseError, MAX_CARDS};
+pub use crate::blackhole::parse::{read_integers, MAX_CARDS};
+pub use crate::parse_util::ParseError;
 
-use crate::blackhole::parse::is_java_whitespace;
+use crate::parse_util::{is_java_whitespace, show, Token, Tokens};
 
 use super::model::{Card, Deck, Layout};
 use crate::referee::count;
-
-/// A whitespace-separated token with the 1-based line and column of its first character.
-#[derive(Clone, Copy, Debug)]
-struct Token<'a> {
-    text: &'a str,
-    line: usize,
-    column: usize,
-}
-
-/// Splits text into tokens with positions; `\n`, `\r\n` and a lone `\r` each end a line, as
-/// editors show them.
-struct Tokens<'a> {
-    text: &'a str,
-    offset: usize,
-    line: usize,
-    column: usize,
-}
-
-impl<'a> Tokens<'a> {
-    fn new(text: &'a str) -> Self {
-        Tokens { text, offset: 0, line: 1, column: 1 }
-    }
-
-    fn peek_char(&self) -> Option<char> {
-        self.text[self.offset..].chars().next()
-    }
-
-    fn advance(&mut self, c: char) {
-        self.offset += c.len_utf8();
-        if c == '\n' || (c == '\r' && self.peek_char() != Some('\n')) {
-            self.line += 1;
-            self.column = 1;
-        } else if c != '\r' {
-            self.column += 1;
-        }
-    }
-}
-
-impl<'a> Iterator for Tokens<'a> {
-    type Item = Token<'a>;
-
-    fn next(&mut self) -> Option<Token<'a>> {
-        while let Some(c) = self.peek_char().filter(|&c| is_java_whitespace(c)) {
-            self.advance(c);
-        }
-        let (start, line, column) = (self.offset, self.line, self.column);
-        while let Some(c) = self.peek_char().filter(|&c| !is_java_whitespace(c)) {
-            self.advance(c);
-        }
-        (self.offset > start).then(|| Token { text: &self.text[start..self.offset], line, column })
-    }
-}
 
 /// What `hasNextInt()` makes of a token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,17 +40,6 @@ fn number(token: &str) -> Number {
     token.parse::<i32>().map_or(Number::OutOfInt, Number::Int)
 }
 
-/// Shows a token in a message: quoted, invisible characters escaped, cut after 40 characters
-/// so that one long run of bytes cannot flood a report.
-fn show(token: &str) -> String {
-    const LIMIT: usize = 40;
-    let mut shown: String = token.chars().take(LIMIT).flat_map(char::escape_debug).collect();
-    if token.chars().nth(LIMIT).is_some() {
-        shown.push_str("...");
-    }
-    format!("`{shown}`")
-}
-
 struct Parser<'a> {
     name: &'a str,
     tokens: Tokens<'a>,
@@ -115,7 +53,7 @@ impl<'a> Parser<'a> {
     /// The next token as a Java `int`, or the error a `Scanner` reader would run into there.
     fn next_int(&mut self, expected: &str, at_end: &str) -> Result<(Token<'a>, i32), ParseError> {
         let Some(token) = self.tokens.next() else {
-            let here = (self.tokens.line, self.tokens.column);
+            let here = self.tokens.here();
             return Err(self.error_at(here, expected, at_end.to_string()));
         };
         let found = match number(token.text) {

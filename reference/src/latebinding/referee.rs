@@ -19,8 +19,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    first_line_text, judge_true_false, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
-    RefereeError, TaskSpec,
+    judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee, RefereeError,
+    TaskSpec,
 };
 
 use super::check::check;
@@ -156,14 +156,8 @@ impl Referee for LateBindingReferee {
         output: &[u8],
     ) -> Result<Judgement, RefereeError> {
         let (variant, is_check, _) = parse_kind(kind)?;
-        let line = match first_line_text(output) {
-            Ok(line) => line,
-            Err(judgement) => return Ok(judgement),
-        };
-        Ok(if is_check {
-            judge_true_false(expected, line)
-        } else {
-            judge_solve(&instance_layout(instance)?, variant, expected, line)
+        judge_first_line(output, is_check, expected, |line| {
+            Ok(judge_solve(&instance_layout(instance)?, variant, expected, line))
         })
     }
 

@@ -1,14 +1,16 @@
 //! State keys and the memo of dead states: an exact, memory-bounded hash set of packed keys.
 //!
 //! Input: a state's row (original positions) and grace flag. Output: its packed key
-//! ([`KeyFormat::write`]), and [`DeadSet::contains`] answers with memory figures
-//! ([`DeadSet::len`], [`DeadSet::bytes`]).
+//! ([`KeyFormat::write`]), and the [`DeadSet`] that stores the keys of dead states (the shared
+//! [`crate::memo::KeySet`], sized for Late Binding).
 //!
 //! A key is the whole state, bit for bit: word 0 holds a guard bit (so no key is all zeros,
 //! which marks an empty slot) and the grace flag, then every pile's original position plus one
 //! follows in `bits` bits each, across word boundaries; a shorter row leaves zeros at the end.
 //! Keys are stored whole, never as a hash or signature: a collision between two different
 //! states would make the solver call a solvable state dead, i.e. claim a wrong "unsolvable".
+
+use crate::memo::KeySet;
 
 /// How keys of one board are packed.
 #[derive(Clone, Copy, Debug)]
@@ -133,151 +135,12 @@ impl KeyFormat {
     }
 }
 
-/// Multiplier of the Fx hash (rustc's `FxHasher`), whose high bits of a product mix well.
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-/// The table fills to at most 3/4 of its slots, so linear probing stays short.
-const MAX_LOAD_NUM: usize = 3;
-const MAX_LOAD_DEN: usize = 4;
-
-/// The first table: small enough to allocate and zero for every easy solve.
+/// The first table: small enough to allocate and zero for every easy solve. It is made at the
+/// first insertion ([`KeySet::new`]), so a search that decides at once allocates nothing.
 const MIN_SLOTS: usize = 1 << 8;
 
-/// A set of dead-state keys in one open-addressing table with linear probing.
-#[derive(Debug)]
-pub struct DeadSet {
-    width: usize,
-    /// `slots * width` words; a slot whose first word is 0 is empty.
-    table: Vec<u64>,
-    /// `log2(slots)`.
-    bits: u32,
-    len: usize,
-    max_bytes: usize,
-}
-
-impl DeadSet {
-    /// An empty set for keys of `width` words that never allocates more than `max_bytes`.
-    /// Nothing is allocated before the first insertion: a search that decides at once (or a
-    /// huge row's, whose keys are long) pays nothing for a table it does not use.
-    pub fn new(width: usize, max_bytes: usize) -> Self {
-        DeadSet { width, table: Vec::new(), bits: 0, len: 0, max_bytes }
-    }
-
-    /// The number of keys stored (the set never shrinks).
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The bytes the table occupies.
-    pub fn bytes(&self) -> usize {
-        self.table.len() * 8
-    }
-
-    fn slots(&self) -> usize {
-        self.table.len() / self.width
-    }
-
-    /// The hash of `key`, for [`Self::prefetch`] and [`Self::contains`]: worked out once per
-    /// key by the caller, which asks both.
-    pub fn hash(key: &[u64]) -> u64 {
-        let mut hash = 0u64;
-        for &word in key {
-            hash = (hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-        }
-        hash
-    }
-
-    /// The home slot of a key of hash `hash`: the high bits of a multiplicative hash are its
-    /// well-mixed ones.
-    fn home(&self, hash: u64) -> usize {
-        (hash >> (64 - self.bits)) as usize
-    }
-
-    /// Asks the processor to load the home slot of the key of hash `hash` into the cache ahead
-    /// of a lookup.
-    pub fn prefetch(&self, hash: u64) {
-        if self.len > 0 {
-            prefetch(&self.table[self.home(hash) * self.width]);
-        }
-    }
-
-    /// Whether `key`, of hash `hash` ([`Self::hash`]), is stored.
-    pub fn contains(&self, key: &[u64], hash: u64) -> bool {
-        debug_assert_eq!(key.len(), self.width);
-        debug_assert_eq!(hash, Self::hash(key));
-        if self.len == 0 {
-            return false;
-        }
-        let mask = self.slots() - 1;
-        let mut slot = self.home(hash);
-        loop {
-            let stored = &self.table[slot * self.width..(slot + 1) * self.width];
-            if stored[0] == 0 {
-                return false;
-            }
-            // Word by word: most slots differ in the first word, and a slice comparison would
-            // call `memcmp` for every probe.
-            if stored.iter().zip(key).all(|(a, b)| a == b) {
-                return true;
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-
-    /// Stores `key` if there is room within the memory bound; when the set is full it drops
-    /// the key, which only costs pruning later.
-    pub fn insert(&mut self, key: &[u64]) {
-        debug_assert!(key[0] != 0, "keys carry a guard bit");
-        if (self.len + 1) * MAX_LOAD_DEN > self.slots() * MAX_LOAD_NUM && !self.grow() {
-            return;
-        }
-        let mask = self.slots() - 1;
-        let mut slot = self.home(Self::hash(key));
-        loop {
-            let stored = &mut self.table[slot * self.width..(slot + 1) * self.width];
-            if stored[0] == 0 {
-                stored.copy_from_slice(key);
-                self.len += 1;
-                return;
-            }
-            if stored.iter().zip(key).all(|(a, b)| a == b) {
-                return;
-            }
-            slot = (slot + 1) & mask;
-        }
-    }
-
-    /// Doubles the table if the doubled table fits the memory bound; says whether it did.
-    fn grow(&mut self) -> bool {
-        let new_slots = (self.slots() * 2).max(MIN_SLOTS);
-        if new_slots * self.width * 8 > self.max_bytes {
-            return false;
-        }
-        let old = std::mem::replace(&mut self.table, vec![0; new_slots * self.width]);
-        self.bits = new_slots.trailing_zeros();
-        self.len = 0;
-        for key in old.chunks_exact(self.width) {
-            if key[0] != 0 {
-                self.insert(key);
-            }
-        }
-        true
-    }
-}
-
-/// A hint to load the cache line holding `word`; nothing on targets without one.
-#[inline]
-fn prefetch(word: &u64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is only a hint to the cache: it reads nothing the program sees and
-        // never faults, and the pointer comes from a live reference anyway.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(word).cast()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = word;
-}
+/// A set of dead-state keys ([`KeyFormat`]'s, whose guard bit keeps any from being all zeros).
+pub type DeadSet = KeySet<MIN_SLOTS>;
 
 #[cfg(test)]
 mod tests {
@@ -331,31 +194,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn stores_exact_keys_and_stops_at_its_bound() {
-        for width in [1, 2, 5] {
-            let mut set = DeadSet::new(width, 1 << 20);
-            let k = |i: u64| -> Vec<u64> { (0..width as u64).map(|w| (i << 1 | 1) ^ (w << 40)).collect() };
-            for i in 0..5000 {
-                set.insert(&k(i));
-            }
-            assert_eq!(set.len(), 5000);
-            assert!((0..5000).all(|i| set.contains(&k(i), DeadSet::hash(&k(i)))));
-            assert!(!(5000..10000).any(|i| set.contains(&k(i), DeadSet::hash(&k(i)))));
-        }
-        let mut small = DeadSet::new(1, MIN_SLOTS * 8);
-        for i in 1..=(MIN_SLOTS as u64 * 4) {
-            small.insert(&[i]);
-        }
-        assert_eq!(small.len(), MIN_SLOTS * MAX_LOAD_NUM / MAX_LOAD_DEN);
-        assert_eq!(
-            (1..=(MIN_SLOTS as u64 * 4)).filter(|&i| small.contains(&[i], DeadSet::hash(&[i]))).count(),
-            small.len()
-        );
-        let mut none = DeadSet::new(2, 0);
-        none.insert(&[1, 2]);
-        assert!(!none.contains(&[1, 2], DeadSet::hash(&[1, 2])));
     }
 }
