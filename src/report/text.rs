@@ -445,6 +445,34 @@ mod tests {
             (text, other)
         }
 
+        /// What a table shows of `cell` as the first cell of its one body row.
+        struct TableCell {
+            markdown: String,
+            /// The cell's text and code.
+            shown: String,
+            /// Any other event inside the cell.
+            other: Vec<String>,
+            /// Cells in the body row: 2, unless the text split its cell.
+            cells_in_row: usize,
+            /// Rows in the table's body: 1, unless the text broke its row.
+            body_rows: usize,
+        }
+
+        fn in_table(cell: &str) -> TableCell {
+            let markdown = format!("| h | i |\n|---|---|\n| {cell} | z |\n");
+            let events = events(&markdown);
+            let (_, row) = inside(&events, &Tag::TableRow, TagEnd::TableRow);
+            let body = events.iter().position(|e| e == &Event::Start(Tag::TableRow)).expect("a row");
+            let (shown, other) = inside(&events[body..], &Tag::TableCell, TagEnd::TableCell);
+            TableCell {
+                shown,
+                other: other.iter().map(|event| format!("{event:?}")).collect(),
+                cells_in_row: row.iter().filter(|e| matches!(e, Event::Start(Tag::TableCell))).count(),
+                body_rows: events.iter().filter(|e| matches!(e, Event::Start(Tag::TableRow))).count(),
+                markdown,
+            }
+        }
+
         fn hostile() -> impl Strategy<Value = String> {
             let chars = vec![
                 '`', '`', '`', '|', '\\', '<', '>', '[', ']', '(', ')', '#', '*', '_', '~', '&', '!', '-', '+', '=',
@@ -465,28 +493,20 @@ mod tests {
 
             #[test]
             fn a_table_code_span_is_one_span_of_the_text(text in hostile()) {
-                let markdown = format!("| h | i |\n|---|---|\n| {} | z |\n", table_code_span(&text));
-                let events = events(&markdown);
-                let (_, row) = inside(&events, &Tag::TableRow, TagEnd::TableRow);
-                let body = events.iter().position(|e| e == &Event::Start(Tag::TableRow)).expect("a row");
-                let (shown, other) = inside(&events[body..], &Tag::TableCell, TagEnd::TableCell);
-                prop_assert!(other.is_empty(), "{:?} in {}", other, markdown);
-                prop_assert_eq!(row.iter().filter(|e| matches!(e, Event::Start(Tag::TableCell))).count(), 2);
-                prop_assert_eq!(shown, if text.is_empty() { " ".to_string() } else { visible(&text) });
+                let cell = in_table(&table_code_span(&text));
+                prop_assert!(cell.other.is_empty(), "{:?} in {}", cell.other, cell.markdown);
+                prop_assert_eq!(cell.cells_in_row, 2);
+                prop_assert_eq!(cell.shown, if text.is_empty() { " ".to_string() } else { visible(&text) });
             }
 
             #[test]
             fn a_table_cell_is_one_cell_of_plain_text(text in hostile()) {
-                let markdown = format!("| h | i |\n|---|---|\n| {} | z |\n", table_cell(&text));
-                let events = events(&markdown);
-                let (_, row) = inside(&events, &Tag::TableRow, TagEnd::TableRow);
-                let body = events.iter().position(|e| e == &Event::Start(Tag::TableRow)).expect("a row");
-                let (shown, other) = inside(&events[body..], &Tag::TableCell, TagEnd::TableCell);
-                prop_assert!(other.is_empty(), "{:?} in {}", other, markdown);
-                prop_assert_eq!(row.iter().filter(|e| matches!(e, Event::Start(Tag::TableCell))).count(), 2);
-                prop_assert_eq!(events.iter().filter(|e| matches!(e, Event::Start(Tag::TableRow))).count(), 1);
+                let cell = in_table(&table_cell(&text));
+                prop_assert!(cell.other.is_empty(), "{:?} in {}", cell.other, cell.markdown);
+                prop_assert_eq!(cell.cells_in_row, 2);
+                prop_assert_eq!(cell.body_rows, 1);
                 let expected = visible(&text);
-                prop_assert_eq!(shown.as_str(), expected.trim_matches([' ', '\t']));
+                prop_assert_eq!(cell.shown.as_str(), expected.trim_matches([' ', '\t']));
             }
 
             #[test]
