@@ -90,7 +90,7 @@ impl StudentRow {
         StudentRow {
             index,
             name: s.student.clone(),
-            href: format!("{}/{}", super::STUDENTS_DIR, percent_encode(&format!("{}.md", s.student))),
+            href: super::student_link(&s.student),
             color: student_color(index),
             parts: s.parts.iter().map(|p| number(p.score)).collect(),
             part_scores: s.parts.iter().map(|p| p.score).collect(),
@@ -333,20 +333,6 @@ fn escape(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Percent-encodes every byte but RFC 3986's unreserved ones, so a name with `#`, `?`, `%` or
-/// a space still links to its own file.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(byte as char);
-        } else {
-            let _ = write!(out, "%{byte:02X}");
         }
     }
     out
@@ -596,7 +582,7 @@ mod tests {
     fn marks_and_names_are_written_for_their_place() {
         assert_eq!([number(20.0), number(9.6251), number(0.1), number(-0.0001)], ["20", "9.63", "0.1", "0"]);
         assert_eq!(escape(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
-        assert_eq!(percent_encode("a b#c?d%é.md"), "a%20b%23c%3Fd%25%C3%A9.md");
+        assert_eq!(super::super::student_link("a b#c?d%é"), "students/a%20b%23c%3Fd%25%C3%A9.md");
         assert_eq!([si(1.0), si(1e3), si(1e6)], ["1", "1k", "1M"]);
         assert_eq!([duration(10.0), duration(1000.0)], ["10 ms", "1 s"]);
     }

@@ -43,7 +43,7 @@ fn environment() -> Environment<'static> {
     env.add_filter("cell", |value: String| text::table_cell(&value));
     env.add_filter("prose", |value: String| text::prose(&value));
     env.add_filter("fence", |value: String, info: String| text::fence(&value, &info));
-    env.add_filter("student_link", |student: String| text::link_target(&super::student_file(&student, "md")));
+    env.add_filter("student_link", |student: String| super::student_link(&student));
     env.add_function("count", |n: usize, noun: String| text::count(n, &noun));
     env.add_template("student.md", STUDENT_TEMPLATE).expect("the bundled student template parses");
     env.add_template("summary.md", SUMMARY_TEMPLATE).expect("the bundled summary template parses");

@@ -246,6 +246,12 @@ pub fn student_file(student: &str, extension: &str) -> String {
     format!("{STUDENTS_DIR}/{student}.{extension}")
 }
 
+/// The link from a class page in the output folder (`summary.md`, `index.html`) to a student's
+/// markdown report, the name encoded whole.
+pub fn student_link(student: &str) -> String {
+    format!("{STUDENTS_DIR}/{}.md", text::percent_encode(student, b""))
+}
+
 impl Files {
     /// Moves the reports of students an earlier marking into this folder listed and this one
     /// did not (a reused `--out`) into `stale/`, and says so, so that no one mistakes them for

@@ -1,6 +1,6 @@
 //! Making program output fit for a report: raw bytes → short, visible, valid text; and any text
 //! a report does not write itself → markdown that stays inert where it lands (see [`fence`],
-//! [`code_span`], [`table_cell`], [`prose`], [`link_target`]).
+//! [`code_span`], [`table_cell`], [`prose`], [`percent_encode`]).
 
 /// What a report says for the first line of a program that printed nothing at all (not an
 /// empty line, which is something).
@@ -290,14 +290,14 @@ fn strip_span_padding(content: &str) -> &str {
     }
 }
 
-/// A relative link target for a file of the report folder: every byte but letters, digits and
-/// `-._~/` percent-encoded (RFC 3986), so that spaces, parentheses, `<`, `>` and `%` in a
-/// student's name neither end the link nor change where it points; readers decode it back to
-/// the file's name.
-pub fn link_target(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+/// A part of a relative link (a file name, or with `/` in `keep` a path): every byte but letters,
+/// digits, `-._~` (RFC 3986's unreserved ones) and `keep` percent-encoded, so that spaces,
+/// parentheses, `<`, `>`, `#`, `?` and `%` in a student's name neither end the link nor change
+/// where it points; readers decode it back to the file's name.
+pub fn percent_encode(text: &str, keep: &[u8]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) || keep.contains(&byte) {
             out.push(byte as char);
         } else {
             out.push_str(&format!("%{byte:02X}"));
@@ -406,9 +406,10 @@ mod tests {
 
     #[test]
     fn link_targets_percent_encode_all_but_plain_characters() {
-        assert_eq!(link_target("students/a-b_c.1~.md"), "students/a-b_c.1~.md");
-        assert_eq!(link_target("students/a b(c)<d>%E9.md"), "students/a%20b%28c%29%3Cd%3E%25E9.md");
-        assert_eq!(link_target("é"), "%C3%A9");
+        assert_eq!(percent_encode("students/a-b_c.1~.md", b"/"), "students/a-b_c.1~.md");
+        assert_eq!(percent_encode("students/a b(c)<d>%E9.md", b"/"), "students/a%20b%28c%29%3Cd%3E%25E9.md");
+        assert_eq!(percent_encode("é", b"/"), "%C3%A9");
+        assert_eq!(percent_encode("a b#c?d%é/.md", b""), "a%20b%23c%3Fd%25%C3%A9%2F.md");
     }
 
     mod parsed {
@@ -543,7 +544,7 @@ mod tests {
             #[test]
             fn a_link_goes_where_it_says(name in hostile()) {
                 let path = format!("students/{name}.md");
-                let markdown = format!("| [{}]({}) |\n|---|\n", table_cell(&name), link_target(&path));
+                let markdown = format!("| [{}]({}) |\n|---|\n", table_cell(&name), percent_encode(&path, b"/"));
                 let events = events(&markdown);
                 let links: Vec<&Event> = events.iter().filter(|e| matches!(e, Event::Start(Tag::Link { .. }))).collect();
                 prop_assert_eq!(links.len(), 1, "{}", markdown);
