@@ -255,12 +255,13 @@ pub fn count(n: impl std::fmt::Display, noun: &str) -> String {
     }
 }
 
-/// "is" for one, "are" for any other number: the verb that goes with [`count`].
-pub fn is_are(n: impl std::fmt::Display) -> &'static str {
+/// The word that agrees with a [`count`] of `n`: `one` for one, `many` for any other number
+/// ("1 card is", "3 moves were", "2 more integers follow").
+pub fn agreeing<'a>(n: impl std::fmt::Display, one: &'a str, many: &'a str) -> &'a str {
     if n.to_string() == "1" {
-        "is"
+        one
     } else {
-        "are"
+        many
     }
 }
 
@@ -329,7 +330,8 @@ mod tests {
         assert_eq!(super::count(1, "move"), "1 move");
         assert_eq!(super::count(0u64, "move"), "0 moves");
         assert_eq!(super::count(3usize, "more integer"), "3 more integers");
-        assert_eq!((super::is_are(1), super::is_are(2)), ("is", "are"));
+        assert_eq!((super::agreeing(1, "is", "are"), super::agreeing(2, "is", "are")), ("is", "are"));
+        assert_eq!(super::agreeing(0usize, "follows", "follow"), "follow");
     }
 
     #[test]

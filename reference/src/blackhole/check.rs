@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::blackhole::model::{Card, Game, Move, Puzzle};
-use crate::referee::{count, is_are};
+use crate::referee::{agreeing, count};
 
 /// The result of checking one candidate solution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -227,7 +227,7 @@ impl fmt::Display for Finding {
         match *self {
             Finding::Solved => f.write_str("the moves solve the puzzle"),
             Finding::ExtraAfterWin { moves, extra_integers } => {
-                let follow = if extra_integers == 1 { "follows" } else { "follow" };
+                let follow = agreeing(extra_integers, "follows", "follow");
                 write!(
                     f,
                     "the puzzle is solved after move {moves}, but {} {follow}",
@@ -235,9 +235,14 @@ impl fmt::Display for Finding {
                 )
             }
             Finding::CardsLeft { moves, cards_left } => {
-                let were = if moves == 1 { "was" } else { "were" };
+                let were = agreeing(moves, "was", "were");
                 let left = count(cards_left, "card");
-                write!(f, "after {} {were} played, {left} {} left in play", count(moves, "move"), is_are(cards_left))
+                write!(
+                    f,
+                    "after {} {were} played, {left} {} left in play",
+                    count(moves, "move"),
+                    agreeing(cards_left, "is", "are")
+                )
             }
             Finding::CardLeftInWormHole { moves, card } => {
                 write!(f, "after {} the piles are empty but card {card} is left in the worm hole", count(moves, "move"))

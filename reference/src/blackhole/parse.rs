@@ -15,7 +15,7 @@ pub use crate::parse_util::{is_java_whitespace, ParseError};
 
 use crate::blackhole::model::{Card, Deck, Puzzle};
 use crate::parse_util::{show, Token, Tokens};
-use crate::referee::{count, is_are};
+use crate::referee::{agreeing, count};
 
 /// The largest deck (`R*S` cards) the parser accepts. Real puzzles have 52 cards; the cap keeps a
 /// hostile or mistyped header from asking for a huge allocation.
@@ -192,8 +192,11 @@ pub fn parse_puzzle(name: &str, text: &str) -> Result<Puzzle, ParseError> {
     let mut piles = Vec::new();
     for index in 0..pile_count {
         let expected = format!("a card (1 to {size}) or -1 to end pile {index} (piles 0 to {})", pile_count - 1);
-        let at_end =
-            format!("end of input (only {index} of {} {} complete)", count(pile_count, "pile"), is_are(pile_count));
+        let at_end = format!(
+            "end of input (only {index} of {} {} complete)",
+            count(pile_count, "pile"),
+            agreeing(pile_count, "is", "are")
+        );
         let mut pile = Vec::new();
         loop {
             let (token, value) = parser.next_number(&expected, &at_end)?;

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use crate::referee::{
-    count, judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
+    agreeing, count, judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
     RefereeError, TaskSpec,
 };
 
@@ -129,9 +129,9 @@ fn judge_solve(puzzle: &Puzzle, game: Game, expected: &Expected, line: &str) -> 
     match status {
         "-1" | "0" if !rest.is_empty() => Judgement::FormatError {
             explanation: format!(
-                "`{status}` must stand alone on the line, but {} follow{}, starting with {}",
+                "`{status}` must stand alone on the line, but {} {}, starting with {}",
                 count(rest.len(), "more token"),
-                if rest.len() == 1 { "s" } else { "" },
+                agreeing(rest.len(), "follows", "follow"),
                 quote(rest[0])
             ),
         },

@@ -20,7 +20,7 @@
 use std::fmt;
 
 use super::model::{cards_match, Card, Layout, Move, Variant};
-use crate::referee::count as count_of;
+use crate::referee::{agreeing, count as count_of};
 
 /// The result of checking one candidate solution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -295,7 +295,7 @@ impl fmt::Display for Finding {
                 write!(f, "the solution announces {} but gives only {moves_given}{half}", count_of(count, "move"))
             }
             Finding::PilesLeft { moves, piles } => {
-                let were = if moves == 1 { "was" } else { "were" };
+                let were = agreeing(moves, "was", "were");
                 write!(f, "after {} {were} played, {piles} piles are left, not 1", count_of(moves, "move"))
             }
             Finding::Illegal { index, card, to, reason, grace_left } => {
