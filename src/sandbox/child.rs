@@ -2,7 +2,8 @@
 //! [`Exec`] (C strings and numbers: working folder, the paths to try, argv, the scrubbed
 //! environment, rlimits, CPUs), which the parked supervisor (`parked.rs`) decodes into a
 //! [`Raw`]; then [`become_program`], in the program's own process, applies the limits,
-//! `no_new_privs`, the Landlock ruleset and the unprivileged user, and execs.
+//! `no_new_privs`, the Landlock ruleset, the unprivileged user, a session keyring of its own and
+//! the seccomp filter, and execs.
 //!
 //! [`become_program`] runs between fork and exec in a copy of a multi-threaded process, so it
 //! is limited to plain system calls on values prepared before.
@@ -177,11 +178,16 @@ impl Exec {
 }
 
 /// The program's last steps, in its own process after the supervisor split: limits,
-/// `no_new_privs`, Landlock, the user switch, then exec. Returns only the errno of what failed.
+/// `no_new_privs`, Landlock, the user switch, a fresh session keyring, seccomp, then exec.
+/// Returns only the errno of what failed.
 ///
 /// # Safety
 /// Only in the program's process, between fork and exec: `exec`'s pointers must be valid.
-pub(crate) unsafe fn become_program(exec: &Raw, landlock: Option<RawFd>) -> i32 {
+pub(crate) unsafe fn become_program(
+    exec: &Raw,
+    landlock: Option<RawFd>,
+    seccomp: Option<&super::seccomp::Filter>,
+) -> i32 {
     let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
     for r in exec.rlimits {
         let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
@@ -217,6 +223,14 @@ pub(crate) unsafe fn become_program(exec: &Raw, landlock: Option<RawFd>) -> i32 
             return errno();
         }
     }
+    // The marker's session keyring (Kerberos caches, tokens) was inherited across the user
+    // switch: leave it for a new, empty one of the program's own user, which dies with the
+    // run's last process. A kernel without keys has nothing to leak.
+    if libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, std::ptr::null::<libc::c_char>()) < 0
+        && errno() != libc::ENOSYS
+    {
+        return errno();
+    }
     // After the user switch, which clears it: die with the supervisor.
     if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
         return errno();
@@ -226,6 +240,12 @@ pub(crate) unsafe fn become_program(exec: &Raw, landlock: Option<RawFd>) -> i32 
     let mut action: libc::sigaction = std::mem::zeroed();
     action.sa_sigaction = libc::SIG_DFL;
     libc::sigaction(libc::SIGPIPE, &action, std::ptr::null_mut());
+    // Last: the filter denies keyctl, which the step above needed.
+    if let Some(filter) = seccomp {
+        if let Err(e) = super::seccomp::install(filter) {
+            return e.raw_os_error().unwrap_or(libc::EIO);
+        }
+    }
     // As execvp: a candidate that is missing is skipped; one that is not executable is
     // remembered; a file without a #! line is run by /bin/sh.
     let mut failure = libc::ENOENT;
@@ -245,6 +265,9 @@ pub(crate) unsafe fn become_program(exec: &Raw, landlock: Option<RawFd>) -> i32 
     }
     failure
 }
+
+/// `keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)`: a new anonymous session keyring.
+const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
 
 /// An [`Exec`] as the parked supervisor decoded it into its own buffers (see `parked.rs`).
 pub(crate) struct Raw<'a> {

@@ -26,6 +26,9 @@ const ABI1_ALL: u64 = (1 << 13) - 1;
 const REFER: u64 = 1 << 13;
 /// Truncating a file (ABI 3).
 const TRUNCATE: u64 = 1 << 14;
+/// An ioctl on a character or block device (ABI 5): never granted, so that no device a run
+/// may open can be driven beyond reading and writing.
+const IOCTL_DEV: u64 = 1 << 15;
 const NET_BIND_TCP: u64 = 1 << 0;
 const NET_CONNECT_TCP: u64 = 1 << 1;
 const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
@@ -74,7 +77,7 @@ pub(crate) struct Access {
     pub read_files: Vec<PathBuf>,
     /// Folders to read, write, create and delete in (the scratch copy, the run's home).
     pub write_dirs: Vec<PathBuf>,
-    /// Device files to read and write (`/dev/null`).
+    /// Device files to read and write (`/dev/null`...), never to drive with ioctls.
     pub devices: Vec<PathBuf>,
 }
 
@@ -93,6 +96,9 @@ impl Ruleset {
         }
         if abi >= 3 {
             fs_rights |= TRUNCATE;
+        }
+        if abi >= 5 {
+            fs_rights |= IOCTL_DEV;
         }
         let attr = RulesetAttr {
             handled_access_fs: fs_rights,
@@ -121,7 +127,7 @@ impl Ruleset {
             ruleset.allow(file, READ_FILE)?;
         }
         for dir in &access.write_dirs {
-            ruleset.allow(dir, fs_rights)?;
+            ruleset.allow(dir, fs_rights & !IOCTL_DEV)?;
         }
         for device in &access.devices {
             ruleset.allow(device, (READ_FILE | WRITE_FILE | TRUNCATE) & fs_rights)?;

@@ -103,6 +103,42 @@ impl Sandbox {
             Ok(()) => layer("network namespace", true, true, format!("no network (empty namespace{userns})")),
             Err(why) => layer("network namespace", false, true, format!("{why}{}", namespace_hint())),
         });
+        layers.push(match &self.ipcns {
+            Ok(()) => layer(
+                "ipc namespace",
+                true,
+                true,
+                format!(
+                    "a namespace of the run's own{userns}: its SysV shared memory, semaphores and message queues \
+                     and its POSIX message queues reach no other run and die with it"
+                ),
+            ),
+            Err(why) => layer("ipc namespace", false, true, format!("{why}{}", namespace_hint())),
+        });
+        layers.push(self.terminal_layer());
+        layers.push(match &self.keyring {
+            Ok(()) => layer(
+                "keyring",
+                true,
+                false,
+                "every program starts in a new, empty session keyring of its own: the marker's keys (Kerberos \
+                 caches, tokens) are out of reach"
+                    .into(),
+            ),
+            Err(why) => layer("keyring", true, false, why.clone()),
+        });
+        layers.push(match &self.seccomp {
+            Ok(filter) => layer(
+                "seccomp",
+                true,
+                false,
+                format!(
+                    "{filter:?} installed before exec and proven here: keyrings, terminal injection ioctls, ptrace, \
+                     bpf, perf, mounts and namespaces fail with EPERM (each is also closed by its own layer)"
+                ),
+            ),
+            Err(why) => layer("seccomp", false, false, format!("{why}; every other layer holds without it")),
+        });
         layers.push(match &self.landlock {
             Ok(abi) => layer("filesystem (landlock)", true, true, landlock_detail(*abi)),
             Err(why) => layer(
@@ -134,6 +170,37 @@ impl Sandbox {
             Err(why) => layer("unprivileged user", false, true, why.clone()),
         });
         layers
+    }
+
+    /// No run reaches the marker's terminal: a session of its own, no controlling terminal,
+    /// standard input a pipe; and no terminal device it could open instead.
+    fn terminal_layer(&self) -> Layer {
+        let session = "every build and run in a session of its own, without a controlling terminal, standard \
+                       input a pipe";
+        let devices = super::DEVICES.join(", ");
+        match (&self.landlock, self.run_as()) {
+            (Ok(abi), _) => layer(
+                "terminal",
+                true,
+                true,
+                format!("{session}; of /dev only {devices}{}", if *abi >= 5 { ", and no ioctl on them" } else { "" }),
+            ),
+            (Err(_), Some(ids)) => layer(
+                "terminal",
+                true,
+                true,
+                format!("{session}; programs run as uid {}, who may not open the marker's terminal", ids.uid),
+            ),
+            (Err(why), None) => layer(
+                "terminal",
+                false,
+                true,
+                format!(
+                    "{session}, but without Landlock ({why}) a program running as the marker could open the \
+                     marker's terminal device by its path"
+                ),
+            ),
+        }
     }
 
     /// What stands in for a missing cgroup layer, and how an ordinary user gets the cgroup.

@@ -60,6 +60,7 @@ mod pool;
 mod procs;
 mod run;
 mod scratch;
+mod seccomp;
 mod supervisor;
 #[cfg(test)]
 mod tests;
@@ -72,7 +73,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use layers::Layer;
-pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, SYSTEM_FOLDERS};
+pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, DEVICES, SYSTEM_FOLDERS};
 pub use scratch::{sweep_stale, ScratchRoot, Swept};
 
 /// Resource limits of one run.
@@ -309,6 +310,11 @@ pub struct Sandbox {
     pidfd: Result<(), String>,
     netns: Result<(), String>,
     pidns: Result<(), String>,
+    ipcns: Result<(), String>,
+    /// The filter every program gets, proven on this kernel.
+    seccomp: Result<&'static seccomp::Filter, String>,
+    /// Whether the kernel has keyrings (each run then gets a session keyring of its own).
+    keyring: Result<(), String>,
     /// The kernel's Landlock ABI version.
     landlock: Result<u32, String>,
     run_as: Result<Option<RunAs>, String>,
@@ -367,6 +373,9 @@ impl Sandbox {
             pidfd: procs::probe_pidfd(),
             netns: if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() },
             pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
+            ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
+            seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
+            keyring: procs::probe_keyring(),
             landlock: if policy.landlock { landlock::probe() } else { Err("disabled by policy".to_string()) },
             scratch_root,
             policy,
@@ -394,6 +403,9 @@ impl Sandbox {
             if self.pidns.is_ok() {
                 namespaces |= libc::CLONE_NEWPID;
             }
+            if self.ipcns.is_ok() {
+                namespaces |= libc::CLONE_NEWIPC;
+            }
             let unshare = procs::unshare_flags(namespaces);
             pool::Pool::new(pool::Recipe {
                 cgroups: self.cgroups.clone(),
@@ -403,6 +415,7 @@ impl Sandbox {
                     map_ids: (unshare & libc::CLONE_NEWUSER != 0).then(|| (procs::uid(), procs::gid())),
                     report_fd: -1,
                     harness: std::process::id() as i32,
+                    seccomp: self.seccomp.as_ref().ok().copied(),
                 },
             })
         })
@@ -455,7 +468,7 @@ impl Sandbox {
     /// Whether a run gets a user namespace of its own (an ordinary user's harness making PID
     /// or network namespaces).
     fn own_user_namespace(&self) -> bool {
-        !procs::is_root() && (self.netns.is_ok() || self.pidns.is_ok())
+        !procs::is_root() && (self.netns.is_ok() || self.pidns.is_ok() || self.ipcns.is_ok())
     }
 
     /// `RLIMIT_NPROC` of each program, where no pids cgroup bounds the run and the limit

@@ -275,7 +275,10 @@ impl Child<'_> {
             }
         }
         let mut failure = 0;
-        if libc::setpgid(0, 0) != 0 {
+        // A session of its own, which also makes it the leader of the run's process group: no
+        // process of the run has a controlling terminal, so none can reach the marker's
+        // through `/dev/tty`, and none is stopped by it (SIGTTIN, SIGTTOU) or sent its Ctrl-C.
+        if libc::setsid() < 0 {
             failure = errno();
         }
         // Joining before anything else is forked means every process of the run is in the
@@ -375,7 +378,7 @@ impl Child<'_> {
             rlimits: &self.rlimits[..],
             run_as,
         };
-        fail(child::become_program(&raw, landlock))
+        fail(child::become_program(&raw, landlock, self.plan.seccomp))
     }
 
     /// The run: its message in `buf` and its fds (close-on-exec), or `None` when the harness

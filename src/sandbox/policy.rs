@@ -81,8 +81,13 @@ pub struct Policy {
     /// Give each run its own PID namespace (its supervisor's init dies last and takes every
     /// process of the run with it); without one, the supervisor is a child subreaper.
     pub pid_namespace: bool,
+    /// Give each run its own IPC namespace (SysV objects and POSIX message queues of its own,
+    /// gone with the run) when the machine allows it.
+    pub isolate_ipc: bool,
     /// Restrict each run's file access with Landlock when the kernel has it.
     pub landlock: bool,
+    /// Install the seccomp filter (`sandbox/seccomp.rs`) in every program when the kernel has it.
+    pub seccomp: bool,
     /// Folders a program may read and execute from under Landlock (those that exist): the
     /// system, where the JDK and the shell live. Never the harness's home, `/tmp` or `/work`.
     pub readable: Vec<PathBuf>,
@@ -100,9 +105,14 @@ pub struct Policy {
     pub drain: Duration,
 }
 
-/// Where a JDK, a shell and their libraries live on the usual Linux systems.
+/// Where a JDK, a shell and their libraries live on the usual Linux systems. Not `/dev`: a
+/// program gets only [`DEVICES`] of it, never a terminal (`/dev/tty`, `/dev/pts`), `/dev/shm` or
+/// `/dev/mqueue`.
 pub const SYSTEM_FOLDERS: &[&str] =
-    &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys", "/dev"];
+    &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys"];
+
+/// The device files a program may open (read and write, no ioctl where Landlock can say so).
+pub const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
@@ -123,7 +133,9 @@ impl Policy {
             use_cgroups: true,
             isolate_network: on,
             pid_namespace: on,
+            isolate_ipc: on,
             landlock: on,
+            seccomp: on,
             readable: SYSTEM_FOLDERS.iter().map(PathBuf::from).collect(),
             run_as: (on && procs::is_root()).then(RunAs::nobody),
             cgroup_parent: None,

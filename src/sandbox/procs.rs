@@ -150,6 +150,17 @@ pub(crate) fn unshare_flags(wanted: libc::c_int) -> libc::c_int {
     }
 }
 
+/// Whether this kernel has keyrings (`keyctl` on the session keyring answers).
+pub(crate) fn probe_keyring() -> Result<(), String> {
+    // KEYCTL_GET_KEYRING_ID of KEY_SPEC_SESSION_KEYRING, without creating one.
+    // SAFETY: keyctl with integer arguments only.
+    let r = unsafe { libc::syscall(libc::SYS_keyctl, 0 as libc::c_long, -3 as libc::c_long, 0 as libc::c_long) };
+    if r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS) {
+        return Err("this kernel has no keyrings (nothing to inherit)".into());
+    }
+    Ok(())
+}
+
 /// Whether a child may unshare the namespace `flag` (`CLONE_NEWNET`, `CLONE_NEWPID`), tried
 /// in a throw-away child. The error names the call and the OS error.
 pub(crate) fn probe_unshare(flag: libc::c_int) -> Result<(), String> {
@@ -157,6 +168,7 @@ pub(crate) fn probe_unshare(flag: libc::c_int) -> Result<(), String> {
     let name = match flag {
         libc::CLONE_NEWNET => "CLONE_NEWNET",
         libc::CLONE_NEWPID => "CLONE_NEWPID",
+        libc::CLONE_NEWIPC => "CLONE_NEWIPC",
         _ => "namespace",
     };
     let call = if flags & libc::CLONE_NEWUSER != 0 {

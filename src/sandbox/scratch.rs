@@ -167,7 +167,7 @@ pub(crate) fn access(
         // Not in a scratch copy (a library caller's own folder): it may read where it starts.
         None => read_dirs.push(cmd.cwd.clone()),
     }
-    Access { read_dirs, read_files: inputs, write_dirs, devices: vec![PathBuf::from("/dev/null")] }
+    Access { read_dirs, read_files: inputs, write_dirs, devices: super::DEVICES.iter().map(PathBuf::from).collect() }
 }
 
 /// The folder a program is installed in: two levels above its resolved binary

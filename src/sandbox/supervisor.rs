@@ -45,7 +45,7 @@ const FLAG_NO_STATUS: i32 = 2;
 /// What the child needs to split itself; prepared before the fork.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SplitSpec {
-    /// `unshare` flags (`CLONE_NEWPID`, `CLONE_NEWNET`, `CLONE_NEWUSER`), 0 for none.
+    /// `unshare` flags (`CLONE_NEWPID`, `CLONE_NEWNET`, `CLONE_NEWIPC`, `CLONE_NEWUSER`), 0 for none.
     pub unshare: libc::c_int,
     /// With `CLONE_NEWUSER`: map our own user and group into it (no user switch is possible).
     pub map_ids: Option<(u32, u32)>,
@@ -53,6 +53,8 @@ pub(crate) struct SplitSpec {
     pub report_fd: RawFd,
     /// The harness's pid: S exits at once if its parent is already gone.
     pub harness: i32,
+    /// The seccomp filter the program gets just before exec (compiled before any fork).
+    pub seccomp: Option<&'static super::seccomp::Filter>,
 }
 
 impl SplitSpec {

@@ -1,0 +1,195 @@
+//! The seccomp layer: a fixed list of system calls that no student program needs → a compiled
+//! [`Filter`] (two BPF programs), built once in the harness before any supervisor is forked and
+//! installed in the program's own process just before exec ([`install`]).
+//!
+//! Defence in depth, never the only wall: every attack these calls open is closed by a layer of
+//! its own (a new session without a terminal, `/dev` narrowed by Landlock, a fresh session
+//! keyring, an IPC namespace, the unprivileged user), so a kernel without seccomp is still safe;
+//! with it, one missed layer is not an escape.
+//!
+//! What fails with `EPERM`: the keyring (`keyctl`, `add_key`, `request_key`); the terminal
+//! ioctls that type into, or take over, a terminal (`TIOCSTI`, `TIOCLINUX`, `TIOCSCTTY`,
+//! `TIOCCONS`, `TIOCSETD`); looking into other processes (`ptrace`, `process_vm_readv` and
+//! `_writev`, `perf_event_open`, `kcmp`); the kernel's own attack surface (`bpf`, `userfaultfd`,
+//! `kexec_*`, modules, `open_by_handle_at`, `iopl`/`ioperm`, `syslog`, `acct`, `quotactl`,
+//! swap and `reboot`); and every way to change the mount table or join or make namespaces
+//! (`mount` and the new mount API, `umount2`, `pivot_root`, `chroot`, `setns`, `unshare`, and
+//! `clone` with a namespace flag). `clone3`, whose flags live in memory a filter cannot read,
+//! fails with `ENOSYS`, so the C library falls back to `clone` (as Docker's default profile does).
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::OnceLock;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
+};
+
+/// The two programs of the filter, in the order they are installed.
+pub(crate) struct Filter {
+    /// The list above → `EPERM`.
+    denied: BpfProgram,
+    /// `clone3` → `ENOSYS`.
+    no_clone3: BpfProgram,
+}
+
+impl std::fmt::Debug for Filter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Filter({} + {} instructions)", self.denied.len(), self.no_clone3.len())
+    }
+}
+
+/// Terminal ioctls that inject input or take a terminal over.
+const TERMINAL_IOCTLS: &[u64] = &[
+    libc::TIOCSTI as u64,
+    libc::TIOCLINUX as u64,
+    libc::TIOCSCTTY as u64,
+    libc::TIOCCONS as u64,
+    libc::TIOCSETD as u64,
+];
+
+/// `clone` flags that make a namespace.
+const NAMESPACE_FLAGS: &[u64] = &[
+    libc::CLONE_NEWUSER as u64,
+    libc::CLONE_NEWNS as u64,
+    libc::CLONE_NEWPID as u64,
+    libc::CLONE_NEWNET as u64,
+    libc::CLONE_NEWIPC as u64,
+    libc::CLONE_NEWUTS as u64,
+    libc::CLONE_NEWCGROUP as u64,
+];
+
+/// System calls denied whatever their arguments.
+fn always_denied() -> Vec<libc::c_long> {
+    let mut calls = vec![
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_perf_event_open,
+        libc::SYS_kcmp,
+        libc::SYS_bpf,
+        libc::SYS_userfaultfd,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_syslog,
+        libc::SYS_acct,
+        libc::SYS_quotactl,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_reboot,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_setns,
+        libc::SYS_unshare,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        libc::SYS_mount_setattr,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([libc::SYS_iopl, libc::SYS_ioperm]);
+    calls
+}
+
+fn condition(arg: u8, len: SeccompCmpArgLen, op: SeccompCmpOp, value: u64) -> Result<SeccompRule, String> {
+    let condition = SeccompCondition::new(arg, len, op, value).map_err(|e| e.to_string())?;
+    SeccompRule::new(vec![condition]).map_err(|e| e.to_string())
+}
+
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32, arch: TargetArch) -> Result<BpfProgram, String> {
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno as u32), arch)
+        .map_err(|e| e.to_string())?;
+    filter.try_into().map_err(|e: seccompiler::BackendError| e.to_string())
+}
+
+fn build() -> Result<Filter, String> {
+    let arch: TargetArch = std::env::consts::ARCH.try_into().map_err(|e: seccompiler::BackendError| e.to_string())?;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = always_denied().into_iter().map(|c| (c, Vec::new())).collect();
+    // The kernel reads an ioctl's request as a 32-bit number: compare those bits only, so that
+    // high bits set by the caller cannot slip past.
+    let ioctls = TERMINAL_IOCTLS
+        .iter()
+        .map(|&request| condition(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request))
+        .collect::<Result<Vec<_>, String>>()?;
+    rules.insert(libc::SYS_ioctl, ioctls);
+    let clones = NAMESPACE_FLAGS
+        .iter()
+        .map(|&flag| condition(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag))
+        .collect::<Result<Vec<_>, String>>()?;
+    rules.insert(libc::SYS_clone, clones);
+    let denied = compile(rules, libc::EPERM, arch)?;
+    let no_clone3 = compile([(libc::SYS_clone3, Vec::new())].into_iter().collect(), libc::ENOSYS, arch)?;
+    Ok(Filter { denied, no_clone3 })
+}
+
+/// The filter, compiled at the first call (in the harness, before any fork), or why it cannot be.
+pub(crate) fn filter() -> Result<&'static Filter, String> {
+    static FILTER: OnceLock<Result<Filter, String>> = OnceLock::new();
+    FILTER.get_or_init(build).as_ref().map_err(Clone::clone)
+}
+
+/// Install `filter` in the calling process (and everything it will start). Needs
+/// `no_new_privs` (or CAP_SYS_ADMIN). Async-signal-safe: two system calls on memory prepared
+/// before the fork.
+///
+/// # Safety
+/// Between fork and exec only, or in a process that may lose these system calls for good.
+pub(crate) unsafe fn install(filter: &Filter) -> io::Result<()> {
+    for program in [&filter.denied, &filter.no_clone3] {
+        let prog = libc::sock_fprog { len: program.len() as u16, filter: program.as_ptr() as *mut libc::sock_filter };
+        let r = libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, &prog as *const libc::sock_fprog);
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Whether this kernel takes the filter: it is installed in a throwaway child, which then tries
+/// a denied call (`keyctl`) and a harmless one, and reports both.
+pub(crate) fn probe() -> Result<&'static Filter, String> {
+    let filter = filter()?;
+    // SAFETY: the child makes only system calls and exits.
+    let pid = unsafe { super::supervisor::clone_process() }.map_err(|e| format!("fork: {e}"))?;
+    if pid == 0 {
+        // SAFETY: in the child, which exits below whatever happens.
+        unsafe {
+            let code = if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+                3
+            } else if install(filter).is_err() {
+                4
+            } else {
+                let denied = libc::syscall(libc::SYS_keyctl, 0 as libc::c_long, -3 as libc::c_long, 0 as libc::c_long);
+                let errno = io::Error::last_os_error().raw_os_error();
+                if denied != -1 || errno != Some(libc::EPERM) {
+                    5
+                } else if libc::getppid() <= 0 {
+                    6
+                } else {
+                    0
+                }
+            };
+            libc::_exit(code);
+        }
+    }
+    let reaped = super::procs::reap(pid).map_err(|e| format!("waiting for the probe: {e}"))?;
+    match reaped.exit {
+        super::Exit::Code(0) => Ok(filter),
+        super::Exit::Code(4) => Err("the kernel refused the filter (built without CONFIG_SECCOMP_FILTER?)".into()),
+        super::Exit::Code(5) => Err("the filter was installed but keyctl was not denied".into()),
+        other => Err(format!("the probe ended with {other:?}")),
+    }
+}
