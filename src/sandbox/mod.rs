@@ -49,6 +49,8 @@ mod cgroup;
 mod cgroup_delegate;
 mod cgroup_probe;
 mod child;
+#[cfg(test)]
+mod containment_tests;
 mod io;
 #[cfg(test)]
 mod isolation_tests;
@@ -494,6 +496,15 @@ impl Sandbox {
             };
         }
         Err("programs run as the harness's own user, whose every process would count".into())
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // With the filter, no run could add a key; without it, none may outlive the marking.
+        if let (Err(_), Some(ids)) = (&self.seccomp, self.run_as()) {
+            procs::clear_keyrings_of(ids);
+        }
     }
 }
 

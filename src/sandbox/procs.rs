@@ -161,6 +161,27 @@ pub(crate) fn probe_keyring() -> Result<(), String> {
     Ok(())
 }
 
+/// Empty the user and user-session keyrings of `ids`: where no seccomp filter denied it, a run
+/// as that user may have left keys there, which would outlive the marking. In a throwaway child
+/// that becomes the user (root only); best effort, as there is nobody to tell.
+pub(crate) fn clear_keyrings_of(ids: super::RunAs) {
+    // SAFETY: the child makes only system calls and exits.
+    let Ok(pid) = (unsafe { super::supervisor::clone_process() }) else { return };
+    if pid == 0 {
+        // SAFETY: in the child, which exits at once; KEYCTL_CLEAR (7) of KEY_SPEC_USER_KEYRING
+        // (-4) and KEY_SPEC_USER_SESSION_KEYRING (-5).
+        unsafe {
+            if libc::syscall(libc::SYS_setgid, ids.gid) == 0 && libc::syscall(libc::SYS_setuid, ids.uid) == 0 {
+                for ring in [-4 as libc::c_long, -5] {
+                    libc::syscall(libc::SYS_keyctl, 7 as libc::c_long, ring);
+                }
+            }
+            libc::_exit(0);
+        }
+    }
+    let _ = reap(pid);
+}
+
 /// Whether a child may unshare the namespace `flag` (`CLONE_NEWNET`, `CLONE_NEWPID`), tried
 /// in a throw-away child. The error names the call and the OS error.
 pub(crate) fn probe_unshare(flag: libc::c_int) -> Result<(), String> {

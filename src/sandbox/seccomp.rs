@@ -40,13 +40,14 @@ impl std::fmt::Debug for Filter {
 }
 
 /// Terminal ioctls that inject input or take a terminal over.
-const TERMINAL_IOCTLS: &[u64] = &[
-    libc::TIOCSTI as u64,
-    libc::TIOCLINUX as u64,
-    libc::TIOCSCTTY as u64,
-    libc::TIOCCONS as u64,
-    libc::TIOCSETD as u64,
-];
+const TERMINAL_IOCTLS: &[libc::Ioctl] =
+    &[libc::TIOCSTI, libc::TIOCLINUX, libc::TIOCSCTTY, libc::TIOCCONS, libc::TIOCSETD];
+
+/// An ioctl request as the filter compares it (the request type is not `u64` on every C library).
+#[allow(clippy::unnecessary_cast)]
+fn request(ioctl: libc::Ioctl) -> u64 {
+    ioctl as u64
+}
 
 /// `clone` flags that make a namespace.
 const NAMESPACE_FLAGS: &[u64] = &[
@@ -122,7 +123,7 @@ fn build() -> Result<Filter, String> {
     // high bits set by the caller cannot slip past.
     let ioctls = TERMINAL_IOCTLS
         .iter()
-        .map(|&request| condition(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request))
+        .map(|&ioctl| condition(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request(ioctl)))
         .collect::<Result<Vec<_>, String>>()?;
     rules.insert(libc::SYS_ioctl, ioctls);
     let clones = NAMESPACE_FLAGS

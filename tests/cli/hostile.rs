@@ -57,6 +57,10 @@ const CORPUS: &[Case] = &[
     Case { needs: &[LANDLOCK], ..case("read-expected", "accepted") },
     Case { needs: &[LANDLOCK], ..case("read-other-student", "accepted") },
     Case { needs: &["network namespace"], ..case("connect-loopback", "accepted") },
+    Case { needs: &["terminal"], ..case("terminal-inject", "accepted") },
+    // Without seccomp, a key a build adds to the run user's own keyring is seen by its run.
+    Case { needs: &["keyring", "seccomp"], ..case("keyring-read", "accepted") },
+    Case { needs: &["ipc namespace"], ..case("ipc-exchange", "accepted") },
     Case { build: "build_timeout", ..case("build-never-ends", "not_run") },
     case("build-daemon", "accepted"),
     Case { build: "build_failed", ..case("archive-dotdot", "not_run") },
@@ -195,6 +199,10 @@ fn the_hostile_corpus_is_contained() {
         let _ = fs::remove_file(marker);
     }
     let before: Vec<_> = [&suite, &subs, &home].iter().map(|d| snapshot(d)).collect();
+    // What the marker holds while marking, for `keyring-read` and `ipc-exchange` to look for.
+    let marker_key = MarkerKey::add();
+    let marker_segment = MarkerSegment::create();
+    let ipc_before = sysv_objects();
 
     let started = Instant::now();
     let output = bhgrade()
@@ -270,6 +278,14 @@ fn the_hostile_corpus_is_contained() {
             problems.push(format!("changed outside the scratch copies: {changed:?}"));
         }
     }
+    let ipc_after = sysv_objects();
+    if ipc_after != ipc_before {
+        problems.push(format!("SysV IPC objects outlived the marking: {ipc_after:?}, before: {ipc_before:?}"));
+    }
+    if marker_segment.read() != MarkerSegment::SECRET {
+        problems.push(format!("the marker's segment was changed: {:?}", marker_segment.read()));
+    }
+    drop((marker_key, marker_segment));
     for marker in MARKERS.iter().filter(|m| Path::new(m).exists()) {
         problems.push(format!("{marker} was created"));
         let _ = fs::remove_file(marker);
@@ -280,6 +296,93 @@ fn the_hostile_corpus_is_contained() {
         problems.push(format!("scratch folders left behind: {scratch_left:?}"));
     }
     assert!(problems.is_empty(), "{}\n\n{}\n\nbhgrade's stderr:\n{stderr}", problems.join("\n"), table.join("\n"));
+}
+
+/// A key in the session keyring the marker's shell hands to `bhgrade` (a Kerberos cache, a
+/// token); invalidated when dropped.
+struct MarkerKey(libc::c_long);
+
+impl MarkerKey {
+    fn add() -> MarkerKey {
+        let payload = b"the marker's token";
+        // SAFETY: NUL-terminated strings and a live payload of the given length;
+        // KEY_SPEC_SESSION_KEYRING is -3.
+        let id = unsafe {
+            libc::syscall(
+                libc::SYS_add_key,
+                c"user".as_ptr(),
+                c"bhgrade-hostile-marker-key".as_ptr(),
+                payload.as_ptr(),
+                payload.len(),
+                -3 as libc::c_long,
+            )
+        };
+        assert!(id > 0, "add a key to the session keyring: {}", std::io::Error::last_os_error());
+        MarkerKey(id)
+    }
+}
+
+impl Drop for MarkerKey {
+    fn drop(&mut self) {
+        // SAFETY: KEYCTL_INVALIDATE (21) of a key this test made.
+        unsafe { libc::syscall(libc::SYS_keyctl, 21 as libc::c_long, self.0) };
+    }
+}
+
+/// A SysV shared-memory segment at the key `ipc-exchange` looks for, holding another student's
+/// data; removed when dropped.
+struct MarkerSegment(libc::c_int);
+
+impl MarkerSegment {
+    const KEY: libc::key_t = 0x6268_6772;
+    const SECRET: &'static [u8] = b"another student's answer";
+
+    fn create() -> MarkerSegment {
+        // SAFETY: plain SysV calls; the segment is 4096 bytes, the write well inside it.
+        unsafe {
+            let id = libc::shmget(Self::KEY, 4096, libc::IPC_CREAT | 0o666);
+            assert!(id >= 0, "shmget: {}", std::io::Error::last_os_error());
+            let at = libc::shmat(id, std::ptr::null(), 0);
+            assert!(at as isize != -1, "shmat: {}", std::io::Error::last_os_error());
+            std::ptr::copy_nonoverlapping(Self::SECRET.as_ptr(), at.cast::<u8>(), Self::SECRET.len());
+            libc::shmdt(at);
+            MarkerSegment(id)
+        }
+    }
+
+    fn read(&self) -> Vec<u8> {
+        // SAFETY: attached read-only, read within the segment, detached.
+        unsafe {
+            let at = libc::shmat(self.0, std::ptr::null(), libc::SHM_RDONLY);
+            assert!(at as isize != -1, "shmat: {}", std::io::Error::last_os_error());
+            let bytes = std::slice::from_raw_parts(at.cast::<u8>(), Self::SECRET.len()).to_vec();
+            libc::shmdt(at);
+            bytes
+        }
+    }
+}
+
+impl Drop for MarkerSegment {
+    fn drop(&mut self) {
+        // SAFETY: removing a segment this test made.
+        unsafe { libc::shmctl(self.0, libc::IPC_RMID, std::ptr::null_mut()) };
+    }
+}
+
+/// The key and id of every SysV object on the machine (the host's IPC namespace).
+fn sysv_objects() -> Vec<String> {
+    ["shm", "msg", "sem"]
+        .iter()
+        .flat_map(|kind| {
+            let table = fs::read_to_string(format!("/proc/sysvipc/{kind}")).unwrap_or_default();
+            let rows: Vec<String> = table
+                .lines()
+                .skip(1)
+                .map(|row| format!("{kind} {}", row.split_whitespace().take(2).collect::<Vec<_>>().join(" ")))
+                .collect();
+            rows
+        })
+        .collect()
 }
 
 #[test]

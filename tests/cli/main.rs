@@ -18,4 +18,5 @@ mod slurm;
 mod stacscheck;
 mod suite;
 mod support;
+mod terminal;
 mod timing;

@@ -1,0 +1,140 @@
+//! Tests of the layers that keep a run from the marker and from other runs: no terminal, five
+//! device files, an IPC namespace, a fresh session keyring, and the seccomp filter (each layer
+//! alone, with the others off where they would hide it). A test whose layer this machine lacks
+//! says so ("skipped: ...") and checks nothing it cannot.
+
+use super::*;
+use std::os::unix::fs::PermissionsExt;
+
+fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let sb = Sandbox::probe_with(&tmp.path().join("scratch"), policy).unwrap();
+    (tmp, sb)
+}
+
+fn limits() -> Limits {
+    Limits {
+        wall: Duration::from_secs(10),
+        cpu: Duration::from_secs(5),
+        memory_bytes: 256 << 20,
+        output_bytes: 1 << 20,
+    }
+}
+
+/// The lines a shell script printed (its stderr in the message if it failed).
+fn lines(sb: &Sandbox, cwd: &Path, script: &str) -> Vec<String> {
+    let cmd = Command::new("/bin/sh", cwd).arg("-c").arg(script);
+    let out = sb.run(&cmd, &limits()).unwrap();
+    assert_eq!(out.exit, Exit::Code(0), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
+}
+
+/// Held by the tests whose sandboxes run without seccomp as root: each empties the run user's
+/// keyring when it goes, which would race with another's count.
+static KEYRINGS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn skip_without(layer: &Result<impl Sized, String>, name: &str, test: &str) -> bool {
+    match layer {
+        Ok(_) => false,
+        Err(why) => {
+            println!("skipped: {test}: {name} unavailable: {why}");
+            true
+        }
+    }
+}
+
+#[test]
+fn a_run_has_a_session_of_its_own_and_no_terminal() {
+    let (tmp, sb) = sandbox_with(Policy { landlock: false, ..Policy::default() });
+    let script = "cut -d' ' -f6 /proc/self/stat; (exec 3</dev/tty) 2>/dev/null && echo opened || echo no-tty";
+    let out = lines(&sb, tmp.path(), script);
+    // SAFETY: getsid(0) cannot fail for the calling process.
+    let ours = unsafe { libc::getsid(0) };
+    assert_ne!(out[0], ours.to_string(), "the run shares the harness's session");
+    assert_eq!(out[1], "no-tty");
+}
+
+#[test]
+fn only_five_device_files_are_open_to_a_run() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(&sb.landlock, "filesystem (landlock)", "only_five_device_files_are_open_to_a_run") {
+        return;
+    }
+    let script = "for d in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/ptmx /dev/shm/x; do \
+                  if (exec 3<\"$d\") 2>/dev/null; then echo \"$d\"; fi; done; \
+                  ls /dev >/dev/null 2>&1 && echo listed; (: > /dev/shm/bhgrade-test) 2>/dev/null && echo wrote; true";
+    let opened = lines(&sb, tmp.path(), script);
+    assert_eq!(opened, ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]);
+}
+
+#[test]
+fn sysv_objects_die_with_their_run() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(&sb.ipcns, "ipc namespace", "sysv_objects_die_with_their_run") {
+        return;
+    }
+    let table = || std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    let before = table();
+    let script = "ipcmk -M 4096 >/dev/null && ipcs -m | grep -c '^0x'";
+    assert_eq!(lines(&sb, tmp.path(), script), ["1"], "the run sees its own segment only");
+    assert_eq!(lines(&sb, tmp.path(), script), ["1"], "the next run does not see the first run's");
+    assert_eq!(table(), before, "a segment outlived its run");
+}
+
+#[test]
+fn a_run_starts_in_a_session_keyring_of_its_own() {
+    let _alone = KEYRINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let (tmp, sb) = sandbox_with(Policy { seccomp: false, ..Policy::default() });
+    if skip_without(&sb.keyring, "keyring", "a_run_starts_in_a_session_keyring_of_its_own") {
+        return;
+    }
+    // The test's own session keyring holds the serial of the run's, if it inherits it.
+    // SAFETY: KEYCTL_GET_KEYRING_ID (0) of KEY_SPEC_SESSION_KEYRING (-3), creating it (1).
+    let ours = unsafe { libc::syscall(libc::SYS_keyctl, 0 as libc::c_long, -3 as libc::c_long, 1 as libc::c_long) };
+    assert!(ours > 0, "{}", std::io::Error::last_os_error());
+    let script = "perl -e 'require \"syscall.ph\"; print syscall(&SYS_keyctl, 0, -3, 1), \"\\n\"'";
+    let theirs = lines(&sb, tmp.path(), script);
+    assert_ne!(theirs, [ours.to_string()], "the run was in the harness's session keyring");
+    assert!(theirs[0].parse::<i64>().is_ok_and(|id| id > 0), "{theirs:?}");
+}
+
+#[test]
+fn seccomp_denies_keyrings_terminal_injection_and_namespaces() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(&sb.seccomp, "seccomp", "seccomp_denies_keyrings_terminal_injection_and_namespaces") {
+        return;
+    }
+    // Each prints the errno of a call: 1 is EPERM; TIOCSTI on a pipe would otherwise be ENOTTY
+    // (25), keyctl would answer, and clone3 falls back to clone (38, ENOSYS).
+    let script = r#"perl -e '
+        require "syscall.ph"; require "sys/ioctl.ph";
+        $! = 0; syscall(&SYS_keyctl, 0, -3, 0); print $! + 0, "\n";
+        $! = 0; my $c = "x"; ioctl(STDIN, &TIOCSTI, $c); print $! + 0, "\n";
+        $! = 0; syscall(&SYS_unshare, 0x10000000); print $! + 0, "\n";
+        $! = 0; syscall(435, 0, 0); print $! + 0, "\n";'"#;
+    assert_eq!(lines(&sb, tmp.path(), script), ["1", "1", "1", "38"]);
+}
+
+#[test]
+fn keys_a_run_leaves_without_seccomp_go_with_the_sandbox() {
+    if !procs::is_root() {
+        println!("skipped: keys_a_run_leaves_without_seccomp_go_with_the_sandbox: needs root to switch user");
+        return;
+    }
+    let _alone = KEYRINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let policy = || Policy { seccomp: false, ..Policy::default() };
+    let (tmp, sb) = sandbox_with(policy());
+    let add = "perl -e 'require \"syscall.ph\"; my ($t, $d, $p) = (\"user\", \"bhgrade-test-left\", \"x\"); \
+               print syscall(&SYS_add_key, $t, $d, $p, 1, -4) > 0 ? \"added\\n\" : \"refused $!\\n\"'";
+    // KEYCTL_READ (11) of the user keyring (-4): 4 bytes per key. Root may not look into
+    // another user's keyring (not even /proc/keys shows it), so the user looks.
+    let count = "perl -e 'require \"syscall.ph\"; my $b = \"\\0\" x 4096; \
+                 print syscall(&SYS_keyctl, 11, -4, $b, 4096) / 4, \"\\n\"'";
+    assert_eq!(lines(&sb, tmp.path(), count), ["0"], "the run user's keyring holds keys already");
+    assert_eq!(lines(&sb, tmp.path(), add), ["added"]);
+    assert_eq!(lines(&sb, tmp.path(), count), ["1"], "the key is there while marking goes on");
+    drop(sb);
+    let (tmp, sb) = sandbox_with(policy());
+    assert_eq!(lines(&sb, tmp.path(), count), ["0"], "the key outlived the sandbox");
+}
