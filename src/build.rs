@@ -236,7 +236,11 @@ pub fn prepare(
     let crlf = tree::has_crlf(&built.srcdir.join(&cfg.script));
     let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied());
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
-    let (verdict, mut detail) = judge_build(&outcome, cfg);
+    let (mut verdict, mut detail) = judge_build(&outcome, cfg);
+    if let Some(gone) = srcdir_gone(&built.srcdir, &built.root) {
+        // Every test runs in that folder: the build's own doing, never a harness failure.
+        (verdict, detail) = (BuildVerdict::BuildFailed, format!("{detail}, but it {gone}"));
+    }
     if crlf {
         let hint = CRLF_HINT.replace("build.sh", &cfg.script);
         detail =
@@ -245,6 +249,17 @@ pub fn prepare(
     built.build.wall = outcome.wall;
     built.build.log_tail = log_tail(&outcome);
     Ok(finish(built, verdict, detail, notes))
+}
+
+/// What the build did to its own source folder, if it is no longer a real folder there.
+fn srcdir_gone(srcdir: &Path, root: &Path) -> Option<String> {
+    let name = rel(root, srcdir);
+    match fs::symlink_metadata(srcdir) {
+        Ok(meta) if meta.is_dir() => None,
+        Ok(meta) if meta.file_type().is_symlink() => Some(format!("replaced {name} with a link")),
+        Ok(_) => Some(format!("replaced {name} with a file")),
+        Err(_) => Some(format!("removed {name}, where the tests run")),
+    }
 }
 
 /// Why no source folder was found, naming what might have been meant: folders of that name

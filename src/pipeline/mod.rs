@@ -53,6 +53,8 @@ pub struct MarkOptions {
 pub enum PipelineError {
     #[error(transparent)]
     Report(#[from] ReportError),
+    #[error("could not copy the tests' files from {path}: {source}")]
+    Workspace { path: PathBuf, source: std::io::Error },
 }
 
 /// What a worker reports back.
@@ -109,6 +111,8 @@ struct Context<'a> {
     sandbox: &'a Sandbox,
     options: &'a MarkOptions,
     queue: SharedQueue,
+    /// The one read-only copy of the plan's workspace, if it has one.
+    workspace: Option<PathBuf>,
 }
 
 impl Context<'_> {
@@ -160,12 +164,9 @@ impl Context<'_> {
         }
         let config = BuildConfig { cpus: cores.to_vec(), ..self.plan.build.clone() };
         let built = build::prepare(submission, &config, &self.options.scratch_root, self.sandbox).and_then(|built| {
-            let scratch = built.scratch.path();
-            let workspace = match &self.plan.workspace {
-                Some(workspace) if built.build.verdict == BuildVerdict::Ok => workspace
-                    .copy_into(scratch)
-                    .map_err(|source| BuildError::Io { path: workspace.from.clone(), source })?,
-                Some(_) | None => scratch.join(crate::plan::Workspace::DIR),
+            let workspace = match &self.workspace {
+                Some(shared) => shared.clone(),
+                None => built.scratch.path().join(crate::plan::Workspace::DIR),
             };
             Ok(Prepared { built, workspace })
         });
@@ -268,7 +269,19 @@ pub fn mark(
 ) -> Result<ClassReport, PipelineError> {
     let environment = environment::describe(plan, &options.slots, sandbox);
     let digest = plan.digest();
-    let context = Context { plan, submissions, sandbox, options, queue: SharedQueue::default() };
+    let shared = match &plan.workspace {
+        Some(workspace) => Some(
+            workspace
+                .copy_shared(&options.scratch_root)
+                .map_err(|source| PipelineError::Workspace { path: workspace.from.clone(), source })?,
+        ),
+        None => None,
+    };
+    let workspace = shared.as_ref().map(|folder| folder.path().join(crate::plan::Workspace::DIR));
+    if let Some(dir) = &workspace {
+        sandbox.add_readable(dir);
+    }
+    let context = Context { plan, submissions, sandbox, options, queue: SharedQueue::default(), workspace };
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.tests.len() })?;
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let mut reports: Vec<StudentReport> = Vec::with_capacity(submissions.len());

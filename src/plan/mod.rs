@@ -67,8 +67,9 @@ pub struct PartTally {
     pub total: usize,
 }
 
-/// Files copied, read-only in spirit, into every submission's private copy (at
-/// [`Workspace::DIR`] beside it), so that no program can change another student's.
+/// Files every submission's runs read (a stacscheck tree without its expected outputs): copied
+/// once per marking ([`Workspace::copy_shared`]) to a folder of the harness's own, outside every
+/// submission's copy, where no student can write, rename or swap them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Workspace {
     pub from: PathBuf,
@@ -79,12 +80,28 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Where, in a submission's scratch folder, the copy is made.
+    /// The copy's name in its folder.
     pub const DIR: &'static str = "tests";
 
-    /// Makes the copy under `scratch`.
-    pub fn copy_into(&self, scratch: &Path) -> std::io::Result<PathBuf> {
-        let to = scratch.join(Workspace::DIR);
+    /// Makes the one copy every run reads: `tests/` in a fresh folder under `scratch_root`,
+    /// folders 0755 and files 0444, owned by the harness (a student's program, run as another
+    /// user or under Landlock, may read it and nothing more). Removed when dropped.
+    pub fn copy_shared(&self, scratch_root: &Path) -> std::io::Result<tempfile::TempDir> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir_all(scratch_root)?;
+        let folder = tempfile::Builder::new().prefix("tests-").tempdir_in(scratch_root)?;
+        self.copy_into(folder.path())?;
+        for entry in walkdir::WalkDir::new(folder.path()) {
+            let entry = entry.map_err(std::io::Error::other)?;
+            let mode = if entry.file_type().is_dir() { 0o755 } else { 0o444 };
+            std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(mode))?;
+        }
+        Ok(folder)
+    }
+
+    /// Makes the copy under `folder`.
+    fn copy_into(&self, folder: &Path) -> std::io::Result<PathBuf> {
+        let to = folder.join(Workspace::DIR);
         std::fs::create_dir_all(&to)?;
         for dir in &self.dirs {
             std::fs::create_dir_all(to.join(dir))?;

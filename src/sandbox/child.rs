@@ -223,6 +223,9 @@ pub(crate) unsafe fn become_program(
             return errno();
         }
     }
+    if libc::chdir(exec.cwd) != 0 {
+        return errno();
+    }
     // The marker's session keyring (Kerberos caches, tokens) was inherited across the user
     // switch: leave it for a new, empty one of the program's own user, which dies with the
     // run's last process. A kernel without keys has nothing to leak.
@@ -271,6 +274,9 @@ const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
 
 /// An [`Exec`] as the parked supervisor decoded it into its own buffers (see `parked.rs`).
 pub(crate) struct Raw<'a> {
+    /// The working folder, entered as the program's own user (a folder only root could pass
+    /// through is no way in).
+    pub cwd: *const libc::c_char,
     pub candidates: &'a [*const libc::c_char],
     /// NULL-terminated.
     pub argv: &'a [*const libc::c_char],

@@ -274,6 +274,30 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
+    /// A program that could not be started because of what the student did (its working
+    /// folder removed, or made a link out of the copy): as a shell reports a command it cannot
+    /// run, exit status 127, with the reason on stderr.
+    pub(crate) fn not_started(why: &str) -> RunOutcome {
+        RunOutcome {
+            exit: Exit::Code(127),
+            wall_limit_hit: false,
+            cpu_limit_hit: false,
+            memory_limit_hit: false,
+            stdout: Vec::new(),
+            stderr: format!("bhgrade: {why}\n").into_bytes(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            wall: Duration::ZERO,
+            cpu: Duration::ZERO,
+            cpu_source: CpuSource::Rusage,
+            memory_source: MemorySource::Resident,
+            peak_rss_kb: 0,
+            memory_peak_bytes: None,
+            leftovers_killed: false,
+            stdin_unwritten: 0,
+        }
+    }
+
     /// stdout or stderr went past the output cap.
     pub fn output_limit_hit(&self) -> bool {
         self.stdout_truncated || self.stderr_truncated
@@ -322,6 +346,8 @@ pub struct Sandbox {
     run_as: Result<Option<RunAs>, String>,
     /// Private copies that programs started inside them may write to (see [`Sandbox::add_copy`]).
     copies: Mutex<Vec<PathBuf>>,
+    /// Folders every program may read (see [`Sandbox::add_readable`]).
+    readable: Mutex<Vec<PathBuf>>,
 }
 
 impl Sandbox {
@@ -387,6 +413,7 @@ impl Sandbox {
             pool: OnceLock::new(),
             run_as,
             copies: Mutex::new(Vec::new()),
+            readable: Mutex::new(Vec::new()),
         })
     }
 
@@ -436,11 +463,26 @@ impl Sandbox {
         }
     }
 
-    /// The declared copy that holds `cwd`, if any.
-    fn copy_holding(&self, cwd: &Path) -> Option<PathBuf> {
-        let cwd = cwd.canonicalize().ok()?;
+    /// Declare a folder every program may read but none may write (a stacscheck tree's one
+    /// copy, outside every submission's, which no student can rename or change).
+    pub fn add_readable(&self, dir: &Path) {
+        let Ok(dir) = dir.canonicalize() else { return };
+        let mut readable = self.readable.lock().unwrap_or_else(|e| e.into_inner());
+        readable.retain(|d| d.exists());
+        if !readable.contains(&dir) {
+            readable.push(dir);
+        }
+    }
+
+    /// Where `cwd` is: beneath a declared copy without a link on the way, outside every copy,
+    /// or reached through a link the student made (see [`scratch::WorkingFolder`]).
+    fn working_folder(&self, cwd: &Path) -> scratch::WorkingFolder {
         let copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
-        copies.iter().filter(|d| cwd.starts_with(d)).max_by_key(|d| d.as_os_str().len()).cloned()
+        scratch::WorkingFolder::of(cwd, &copies)
+    }
+
+    fn readable_folders(&self) -> Vec<PathBuf> {
+        self.readable.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     pub fn policy(&self) -> &Policy {

@@ -339,9 +339,6 @@ impl Child<'_> {
             self.ptrs[sh_at + 1 + i] = self.ptrs[argv_at + i];
         }
         self.ptrs[sh_at + n_args.max(1) + 1] = std::ptr::null();
-        if libc::chdir(cwd) != 0 {
-            fail(errno());
-        }
         if header.has_affinity != 0 {
             // Before anything is forked, so that the whole run inherits it.
             let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -371,6 +368,7 @@ impl Child<'_> {
         let landlock = (header.has_landlock != 0).then_some(fds[5]);
         let ptrs = self.ptrs.as_mut_ptr();
         let raw = child::Raw {
+            cwd,
             candidates: &*std::ptr::slice_from_raw_parts(ptrs.add(cand_at), n_cand),
             argv: &*std::ptr::slice_from_raw_parts(ptrs.add(argv_at), n_args + 1),
             envp: &*std::ptr::slice_from_raw_parts(ptrs.add(env_at), n_env + 1),

@@ -19,7 +19,7 @@ use super::child::{self, Exec, AFFINITY_WORDS};
 use super::io::{ExitWatch, Pump};
 use super::landlock::Ruleset;
 use super::parked::{Fds, Parked};
-use super::scratch::{self, RunFolder};
+use super::scratch::{self, RunFolder, WorkingFolder};
 use super::supervisor::Report;
 use super::{procs, Command, CpuSource, Exit, Limits, MemorySource, RunOutcome, Sandbox, SandboxError};
 
@@ -281,12 +281,16 @@ fn start(
 
 pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOutcome, SandboxError> {
     let run_as = sb.run_as();
+    let place = sb.working_folder(&cmd.cwd);
+    if let WorkingFolder::Escapes(why) = &place {
+        return Ok(RunOutcome::not_started(why));
+    }
     let (cpuset, affinity) = pinning(sb, &cmd.cpus)?;
     let folder = RunFolder::new(&sb.scratch_root, run_as)?;
     let (args, inputs) = folder.stage_inputs(&cmd.args, run_as)?;
     let ruleset = match &sb.landlock {
         Ok(abi) => {
-            let access = scratch::access(&sb.policy, cmd, &folder, sb.copy_holding(&cmd.cwd), inputs);
+            let access = scratch::access(&sb.policy, cmd, &folder, &place, sb.readable_folders(), inputs);
             Some(Ruleset::new(*abi, &access).map_err(os("building the Landlock ruleset"))?)
         }
         Err(_) => None,

@@ -145,27 +145,82 @@ fn reachable(file: &Path, ids: RunAs) -> bool {
     real.parent().is_some_and(|dir| searchable(dir, ids)) && fs::metadata(&real).is_ok_and(|m| allows(&m, ids, 0o4))
 }
 
-/// What a run may touch under Landlock: read the system folders and the program's own
-/// installation, read the inputs, and write only its scratch copy (`writable`) and its folder.
+/// Where a run's working folder is, found without following links below a copy: a student
+/// owns their copy and may have made `src` a link to `/` in an earlier step, and a working
+/// folder resolved through such a link must never widen what the run may touch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum WorkingFolder {
+    /// Beneath this declared copy, every folder on the way a real folder: the run may write in
+    /// the copy.
+    InCopy(PathBuf),
+    /// In no copy at all (a library caller's own folder): the run may read it.
+    Outside,
+    /// In a copy, but missing or reached through a link: the student's doing; the run is not
+    /// started, and this says why.
+    Escapes(String),
+}
+
+impl WorkingFolder {
+    /// No student code runs between this look and the run's `chdir` (a submission's runs and
+    /// build never overlap a look at their own copy with code of theirs that could swap it: the
+    /// run before has ended with every process it made), so what is seen here is what the run gets.
+    pub(crate) fn of(cwd: &Path, copies: &[PathBuf]) -> WorkingFolder {
+        for ancestor in cwd.ancestors() {
+            let Ok(real) = ancestor.canonicalize() else { continue };
+            let Some(copy) = copies.iter().find(|c| **c == real) else { continue };
+            let below = cwd.strip_prefix(ancestor).unwrap_or(Path::new(""));
+            let mut at = copy.clone();
+            for part in below.components() {
+                at.push(part);
+                match fs::symlink_metadata(&at) {
+                    Ok(meta) if meta.is_dir() => {}
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        return WorkingFolder::Escapes(format!(
+                            "the working folder {} is a link out of the submission's copy, made by an earlier \
+                             step: the program was not started",
+                            below.display()
+                        ));
+                    }
+                    Ok(_) | Err(_) => {
+                        return WorkingFolder::Escapes(format!(
+                            "the working folder {} is gone (an earlier step, such as the build, removed or \
+                             replaced it): the program was not started",
+                            below.display()
+                        ));
+                    }
+                }
+            }
+            return WorkingFolder::InCopy(copy.clone());
+        }
+        WorkingFolder::Outside
+    }
+}
+
+/// What a run may touch under Landlock: read the system folders, the program's own installation
+/// and the folders every run may read (`shared`), read the inputs, and write only its scratch
+/// copy and its folder.
 pub(crate) fn access(
     policy: &Policy,
     cmd: &Command,
     folder: &RunFolder,
-    writable: Option<PathBuf>,
+    place: &WorkingFolder,
+    shared: Vec<PathBuf>,
     inputs: Vec<PathBuf>,
 ) -> Access {
     let mut read_dirs: Vec<PathBuf> = policy.readable.clone();
     read_dirs.push(folder.inputs.clone());
+    read_dirs.extend(shared);
     if let Some(prefix) = installation(&cmd.program, &policy.path) {
         if !read_dirs.iter().any(|d| prefix.starts_with(d)) {
             read_dirs.push(prefix);
         }
     }
     let mut write_dirs = vec![folder.home.clone()];
-    match writable {
-        Some(copy) => write_dirs.push(copy),
-        // Not in a scratch copy (a library caller's own folder): it may read where it starts.
-        None => read_dirs.push(cmd.cwd.clone()),
+    match place {
+        WorkingFolder::InCopy(copy) => write_dirs.push(copy.clone()),
+        WorkingFolder::Outside => read_dirs.push(cmd.cwd.clone()),
+        // Never started; nothing beyond the system.
+        WorkingFolder::Escapes(_) => {}
     }
     Access { read_dirs, read_files: inputs, write_dirs, devices: super::DEVICES.iter().map(PathBuf::from).collect() }
 }

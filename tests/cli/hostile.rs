@@ -61,6 +61,10 @@ const CORPUS: &[Case] = &[
     // Without seccomp, a key a build adds to the run user's own keyring is seen by its run.
     Case { needs: &["keyring", "seccomp"], ..case("keyring-read", "accepted") },
     Case { needs: &["ipc namespace"], ..case("ipc-exchange", "accepted") },
+    // Both attack a stacscheck tree (tests/cli/stacscheck.rs); with a suite, tree-swap has no
+    // tree to forge, and src-link's build is the student's failure.
+    case("tree-swap", "accepted"),
+    Case { build: "build_failed", ..case("src-link", "not_run") },
     Case { build: "build_timeout", ..case("build-never-ends", "not_run") },
     case("build-daemon", "accepted"),
     Case { build: "build_failed", ..case("archive-dotdot", "not_run") },

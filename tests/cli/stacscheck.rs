@@ -175,3 +175,43 @@ fn a_sandbox_that_fails_makes_stacscheck_exit_3() {
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("could not"), "{stderr}");
 }
+
+/// A student's step cannot forge the steps after it: `tree-swap`'s build writes over the tree's
+/// scripts and renames the tree away (the one copy is the harness's, out of its reach), and
+/// `src-link`'s replaces its `src/` with a link to `/` (later steps are not started, and say
+/// why, rather than being given read access to wherever the link leads). A step that no program
+/// can pass still fails, and the marking is the students' doing, never the harness's (exit 1).
+#[test]
+fn no_step_can_forge_the_tree_or_leave_the_copy_for_the_steps_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = small_tree(
+        dir.path(),
+        &[("build-all.sh", "bash build.sh\n"), ("test-impossible.sh", "exit 1\n"), ("test-fine.sh", "exit 0\n")],
+    );
+    let class = dir.path().join("class");
+    for case in ["tree-swap", "src-link"] {
+        copy_tree(&repo().join("fixtures/hostile").join(case), &class.join(case));
+    }
+    let out = dir.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--jobs", "2", "--stacscheck"])
+        .arg(&tree)
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let swap = verdicts(&out, "tree-swap");
+    assert_eq!(swap["build-all"], "accepted", "{swap:?}");
+    assert_eq!(swap["test-impossible"], "wrong_answer", "the tree was forged: {swap:?}");
+    assert_eq!(swap["test-fine"], "accepted", "{swap:?}");
+    let link = verdicts(&out, "src-link");
+    // Not started: a test step fails as one that exits non-zero does.
+    assert_eq!(link["test-impossible"], "wrong_answer", "{link:?}");
+    assert_eq!(link["test-fine"], "wrong_answer", "a step ran through the link: {link:?}");
+    let report = std::fs::read_to_string(out.join("students/src-link.md")).unwrap();
+    assert!(report.contains("is a link out of the submission's copy"), "{report}");
+    assert!(!tree.join("test-impossible.sh.real").exists() && tree.join("test-impossible.sh").exists());
+}
