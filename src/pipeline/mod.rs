@@ -163,12 +163,12 @@ impl Context<'_> {
             return done;
         }
         let config = BuildConfig { cpus: cores.to_vec(), ..self.plan.build.clone() };
-        let built = build::prepare(submission, &config, &self.options.scratch_root, self.sandbox).and_then(|built| {
+        let built = build::prepare(submission, &config, &self.options.scratch_root, self.sandbox).map(|built| {
             let workspace = match &self.workspace {
                 Some(shared) => shared.clone(),
                 None => built.scratch.path().join(crate::plan::Workspace::DIR),
             };
-            Ok(Prepared { built, workspace })
+            Prepared { built, workspace }
         });
         Done::Built { student, key, built }
     }
