@@ -19,7 +19,7 @@ pub mod timing;
 
 pub use slots::Slots;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -98,6 +98,9 @@ struct InProgress {
     stage: usize,
     /// First runs that ended just past their CPU limit, waiting for their confirmation.
     unconfirmed: HashMap<usize, RunOutcome>,
+    /// Runs whose supervisor was killed from outside once already (a second time is a harness
+    /// problem).
+    lost_once: HashSet<usize>,
     /// A run was ended by the signal that stopped marking: no report, marking again finishes it.
     interrupted: bool,
     remaining: usize,
@@ -229,6 +232,17 @@ impl Context<'_> {
             }
         }
         Vec::new()
+    }
+
+    /// Queues a run of a submission again (to confirm a time, or after its supervisor was lost).
+    fn run_again(&self, student: usize, run: usize, command: crate::sandbox::Command, entry: &InProgress) {
+        let planned = &self.plan.runs[run];
+        let scratch = match (&entry.prepared, planned.needs_scratch()) {
+            (Some(prepared), true) => Some(prepared.built.scratch.path().join(format!("run-{run}"))),
+            (Some(_) | None, _) => None,
+        };
+        let limits = planned.run_limits;
+        self.queue.push(Job::Run(Box::new(RunJob { student, run, command, limits, scratch })));
     }
 
     /// Queues the runs of a built submission's next stage that has any left to do.
@@ -425,12 +439,15 @@ fn receive(
             let (outcome, attempts) = match (outcome, entry.unconfirmed.remove(&run)) {
                 (Ok(first), None) if timing::needs_confirmation(&first, &planned.limits) => {
                     entry.unconfirmed.insert(run, first);
-                    let scratch = match (&entry.prepared, planned.needs_scratch()) {
-                        (Some(prepared), true) => Some(prepared.built.scratch.path().join(format!("run-{run}"))),
-                        (Some(_) | None, _) => None,
-                    };
-                    let limits = planned.run_limits;
-                    context.queue.push(Job::Run(Box::new(RunJob { student, run, command, limits, scratch })));
+                    context.run_again(student, run, command, entry);
+                    return student;
+                }
+                (Err(SandboxError::SupervisorLost { .. }), unconfirmed) if entry.lost_once.insert(run) => {
+                    // Not the program's doing: done again once, the first attempt forgotten.
+                    if let Some(first) = unconfirmed {
+                        entry.unconfirmed.insert(run, first);
+                    }
+                    context.run_again(student, run, command, entry);
                     return student;
                 }
                 (Ok(second), Some(first)) => {

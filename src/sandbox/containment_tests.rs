@@ -138,3 +138,50 @@ fn keys_a_run_leaves_without_seccomp_go_with_the_sandbox() {
     let (tmp, sb) = sandbox_with(policy());
     assert_eq!(lines(&sb, tmp.path(), count), ["0"], "the key outlived the sandbox");
 }
+
+/// The pid of the live process whose command line holds `tag`, once it has appeared.
+fn wait_for(tag: &str, within: Duration) -> Option<i32> {
+    let deadline = std::time::Instant::now() + within;
+    while std::time::Instant::now() < deadline {
+        let found = std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+            let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            cmdline.split(|&b| b == 0).any(|arg| arg == tag.as_bytes()).then_some(pid)
+        });
+        if found.is_some() {
+            return found;
+        }
+        std::thread::yield_now();
+    }
+    None
+}
+
+/// The parent of `pid`, from /proc.
+fn parent_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn a_supervisor_killed_from_outside_is_a_harness_failure_not_the_programs() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    let tag = format!("bhgrade-lost-supervisor-{}", std::process::id());
+    let cmd = Command::new("/bin/sh", tmp.path()).arg("-c").arg("sleep 30; :").arg(&tag);
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| sb.run(&cmd, &limits()));
+        let shell = wait_for(&tag, Duration::from_secs(10)).expect("the run started");
+        // The program's parent is the init of its PID namespace, or the supervisor itself; the
+        // supervisor is the harness's own child.
+        let mut supervisor = parent_of(shell);
+        if parent_of(supervisor) != std::process::id() as i32 {
+            supervisor = parent_of(supervisor);
+        }
+        assert_eq!(parent_of(supervisor), std::process::id() as i32, "found the supervisor");
+        // SAFETY: kill(2) has no memory-safety preconditions.
+        unsafe { libc::kill(supervisor, libc::SIGKILL) };
+        match run.join().unwrap() {
+            Err(SandboxError::SupervisorLost { exit }) => assert!(exit.contains("SIGKILL"), "{exit}"),
+            other => panic!("expected the supervisor to be lost, got {other:?}"),
+        }
+    });
+}

@@ -320,6 +320,10 @@ pub enum SandboxError {
     Os { what: &'static str, source: std::io::Error },
     #[error("{0}")]
     Setup(String),
+    /// The run's supervisor (or its init) was killed from outside before it could report the
+    /// program's status ({exit}): the run is done again, and never counted against the student.
+    #[error("the run's supervisor was killed from outside ({exit}) before it could report")]
+    SupervisorLost { exit: String },
 }
 
 /// The probed machine: which mechanisms each run gets. Cheap to share between threads.

@@ -332,6 +332,9 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     let mut phase = Phase::Running;
     let mut wall_limit_hit = false;
     let mut cpu_killed = false;
+    // The second round of SIGKILL reaches the supervisor and its init too: only then may the
+    // run end without their report.
+    let mut supervisor_killed = false;
     let exited_at = loop {
         let now = Instant::now();
         let until = match phase {
@@ -377,6 +380,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
                     phase = Phase::Killed(now + RESIGNAL);
                 }
                 Phase::Killed(_) => {
+                    supervisor_killed = true;
                     running.signal_all(libc::SIGKILL);
                     phase = Phase::Killed(now + RESIGNAL);
                 }
@@ -445,6 +449,11 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         None => (0, None, None),
     };
     folder.remove()?;
+    if report.is_none_or(|r| r.no_status) && !supervisor_killed && oom_kills == 0 {
+        // Killed from outside (an administrator, a system OOM killer): the program's status is
+        // unknown, and what happened is not the student's doing.
+        return Err(SandboxError::SupervisorLost { exit: reaped.exit.describe() });
+    }
 
     let (cpu, cpu_source) = match cgroup_cpu {
         Some(cpu) => (cpu, CpuSource::Cgroup),
