@@ -12,7 +12,8 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(status) => status.into(),
         Err(error) => {
-            eprintln!("bhgrade: {error}");
+            // Errors quote paths and text a student chose.
+            eprintln!("bhgrade: {}", bhgrade::report::text::terminal(&error.to_string()));
             error.exit_status().into()
         }
     }

@@ -154,10 +154,11 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
     let intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
     for ignored in &intake.ignored {
-        eprintln!("ignored: {} ({})", ignored.path.display(), ignored.why);
+        eprintln!("ignored: {}", report::text::terminal(&format!("{} ({})", ignored.path.display(), ignored.why)));
     }
     for renamed in &intake.renamed {
-        eprintln!("note: {} is marked as {}: {}", renamed.path.display(), renamed.name, renamed.why);
+        let note = format!("{} is marked as {}: {}", renamed.path.display(), renamed.name, renamed.why);
+        eprintln!("note: {}", report::text::terminal(&note));
     }
     let mut submissions = intake.submissions;
     one_submission_given(&dir, &plan.build.srcdir, &submissions)?;

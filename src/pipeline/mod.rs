@@ -144,8 +144,18 @@ impl Context<'_> {
         if dir.exists() {
             let _ = std::fs::remove_dir_all(dir);
         }
+        // The folder it is made in is the student's: between the mkdir and the chown, a run of
+        // theirs could put a link in its place. The chown is on a descriptor opened without
+        // following links, so it changes the folder just made or fails.
         let made = std::fs::create_dir(dir).and_then(|()| match self.sandbox.run_as() {
-            Some(ids) => std::os::unix::fs::chown(dir, Some(ids.uid), Some(ids.gid)),
+            Some(ids) => {
+                use std::os::unix::fs::OpenOptionsExt;
+                let folder = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                    .open(dir)?;
+                std::os::unix::fs::fchown(&folder, Some(ids.uid), Some(ids.gid))
+            }
             None => Ok(()),
         });
         made.map_err(|source| SandboxError::Scratch { path: dir.to_path_buf(), source })

@@ -160,12 +160,17 @@ pub fn grades_csv(class: &ClassReport) -> String {
     out
 }
 
-/// Quotes a CSV field when it needs it (RFC 4180).
+/// Quotes a CSV field when it needs it (RFC 4180). A text a spreadsheet would take for a
+/// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return: a student named
+/// `=HYPERLINK(…)`) gets a `'` in front, OWASP's rule, so that it is shown, never evaluated.
+/// The marks are numbers written by bhgrade and never pass through here.
 pub fn csv_field(field: &str) -> String {
+    let field =
+        if field.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{field}") } else { field.to_string() };
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
-        field.to_string()
+        field
     }
 }
 

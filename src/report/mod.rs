@@ -160,7 +160,11 @@ impl Reporter for Progress {
                     report.score,
                     report.max_score,
                 );
-                let line = format!("{}: {marks} ({}){reused}", report.student, summary_of_verdicts(report));
+                let line = format!(
+                    "{}: {marks} ({}){reused}",
+                    text::terminal(&report.student),
+                    text::terminal(&summary_of_verdicts(report))
+                );
                 match &self.bar {
                     Some(bar) => {
                         bar.println(line);
@@ -185,10 +189,10 @@ impl Reporter for Progress {
                     bar.finish_and_clear();
                 }
                 if !class.incomplete.is_empty() {
-                    eprintln!("interrupted: not marked: {}", class.incomplete.join(", "));
+                    eprintln!("interrupted: not marked: {}", text::terminal(&class.incomplete.join(", ")));
                 }
                 for problem in &class.harness_problems {
-                    eprintln!("harness problem: {problem}");
+                    eprintln!("harness problem: {}", text::terminal(&problem.message));
                 }
                 let took = human_duration(self.started.elapsed());
                 let marked = text::count(class.students.len(), "submission");
@@ -287,7 +291,8 @@ impl Files {
                     .map_err(|error| ReportError::Write { path: to.clone(), error })?;
             }
             eprintln!(
-                "note: {name} was marked into {} before but is not in this marking; its reports were moved to {}",
+                "note: {} was marked into {} before but is not in this marking; its reports were moved to {}",
+                text::terminal(name),
                 self.dir.display(),
                 stale_dir.display()
             );
@@ -382,10 +387,10 @@ impl Reporter for Rejudge {
         for (test, now) in verdicts(report) {
             match before.get(&test) {
                 Some(was) if *was != now => {
-                    eprintln!("rejudge: {}: {test}: {} -> {}", report.student, was.name(), now.name())
+                    eprintln!("rejudge: {}: {test}: {} -> {}", text::terminal(&report.student), was.name(), now.name())
                 }
                 Some(_) => {}
-                None => eprintln!("rejudge: {}: {test}: new test, {}", report.student, now.name()),
+                None => eprintln!("rejudge: {}: {test}: new test, {}", text::terminal(&report.student), now.name()),
             }
         }
         Ok(())

@@ -58,6 +58,33 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
     out
 }
 
+/// How many characters of one message [`terminal`] lets through.
+const TERMINAL_CHARS: usize = 2000;
+
+/// Text for the marker's terminal, where some of it came from students (names, file names,
+/// build output quoted in an error): every control character but newline and tab escaped as
+/// `\xNN` (an escape sequence could retitle the window, write the clipboard or rewrite what
+/// was printed; a carriage return could hide a line), direction overrides shown as `\u{…}`,
+/// and at most 2,000 characters.
+pub fn terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(TERMINAL_CHARS + 32));
+    for (count, c) in text.chars().enumerate() {
+        if count == TERMINAL_CHARS {
+            let rest = text.chars().count() - count;
+            out.push_str(&format!("… ({rest} more characters)"));
+            break;
+        }
+        if c.is_control() && !matches!(c, '\n' | '\t') {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else if is_bidi_control(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The Unicode marks and overrides of text direction (`U+202E` shows what follows backwards).
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
@@ -309,6 +336,15 @@ pub fn percent_encode(text: &str, keep: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_text_keeps_lines_and_escapes_what_a_terminal_obeys() {
+        assert_eq!(terminal("a\tb\nc"), "a\tb\nc");
+        assert_eq!(terminal("\x1b]0;owned\x07x\ry"), "\\x1b]0;owned\\x07x\\x0dy");
+        assert_eq!(terminal("\u{202e}txt"), "\\u{202e}txt");
+        let long = terminal(&"é".repeat(2500));
+        assert!(long.ends_with("… (500 more characters)"), "{long}");
+    }
 
     #[test]
     fn trailing_whitespace_and_bad_bytes_are_visible() {

@@ -214,3 +214,36 @@ fn the_summary_links_every_student_and_nothing_else() {
         assert_eq!(cells[4..], ["0.00 / 2.00", verdicts], "{cells:?}");
     }
 }
+
+/// Students named as a spreadsheet formula, and one whose only source folder hides in a folder
+/// whose name holds terminal escapes (a window title, a clipboard write), which the build's
+/// explanation quotes: the gradebooks show every name as text (OWASP's `'` in front of a
+/// formula), and nothing bhgrade prints carries an escape byte.
+#[test]
+fn names_stay_text_in_the_gradebooks_and_inert_on_the_terminal() {
+    const FORMULAS: [&str; 4] = ["=HYPERLINK(\"x\";\"y\")", "+1+1", "-2", "@SUM(A1)"];
+    const HIDDEN: &str = ".esc\x1b]0;owned\x07\x1b]52;c;cHduZWQ=\x07";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let subs = dir.path().join("subs");
+    for student in FORMULAS {
+        write(&subs.join(student).join("src/build.sh"), "exit 1\n");
+    }
+    write(&subs.join("hidden-source").join(HIDDEN).join("src/build.sh"), "exit 1\n");
+    let out = dir.path().join("out");
+    let output = mark_command(&repo().join("fixtures/suites/tiny"), &out, &subs).output().expect("run bhgrade mark");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!output.stderr.contains(&0x1b) && !output.stderr.contains(&0x07), "raw escapes: {stderr:?}");
+    assert!(stderr.contains(".esc\\x1b]0;owned\\x07"), "the folder is named, escaped: {stderr}");
+    for file in ["grades.csv", "canvas.csv"] {
+        let csv = fs::read_to_string(out.join(file)).expect(file);
+        for formula in FORMULAS {
+            let cell = format!("'{formula}");
+            let shown = if formula.contains(['"', ',']) { format!("\"{}\"", cell.replace('"', "\"\"")) } else { cell };
+            assert!(csv.lines().any(|line| line.starts_with(&format!("{shown},"))), "{file}: {formula}: {csv}");
+        }
+        for line in csv.lines() {
+            assert!(!line.starts_with(['=', '+', '-', '@']), "{file}: a formula: {line}");
+        }
+    }
+}
