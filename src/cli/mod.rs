@@ -191,9 +191,13 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
         return Ok(interrupted_status());
     }
     if !class.harness_problems.is_empty() {
+        // One student may have several problems: count students.
+        let students: std::collections::BTreeSet<&str> =
+            class.harness_problems.iter().map(|problem| problem.student.as_str()).collect();
+        let (count, verb) = (students.len(), bhref::referee::agreeing(students.len(), "was", "were"));
         return Err(CliError::Harness(format!(
-            "{} submission(s) could not be fully marked; see {}",
-            class.harness_problems.len(),
+            "{} {verb} not fully marked; see {}",
+            report::text::count(count, "submission"),
             args.out.join("summary.md").display()
         )));
     }

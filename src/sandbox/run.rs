@@ -40,6 +40,11 @@ fn still_computing(mark: &mut (Instant, Duration), now: Instant, cpu: Duration) 
     cpu.saturating_sub(cpu_then).as_secs_f64() >= STILL_COMPUTING * now.saturating_duration_since(then).as_secs_f64()
 }
 
+/// A wait that overran its wake-up time by more than this means the harness was not running
+/// (stopped, or the machine suspended), not that it was slow: a loaded machine delays a wake-up
+/// by milliseconds.
+const HARNESS_PAUSE: Duration = Duration::from_millis(250);
+
 /// While the program is being killed, signals are repeated this often (the cgroup may list
 /// new processes forked just before the first signal); the second round includes the
 /// supervisor.
@@ -317,7 +322,8 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     // machine is busy: at the deadline, a run whose CPU time still grows is given more time, in
     // steps, up to a hard cap (see `STILL_COMPUTING`).
     let mut deadline = started + limits.wall;
-    let hard_deadline = started + limits.wall.saturating_mul(WALL_CAP_FACTOR);
+    let mut hard_deadline = started + limits.wall.saturating_mul(WALL_CAP_FACTOR);
+    let mut paused = Duration::ZERO;
     let mut progress_mark = (started, Duration::ZERO);
     let cpu_period =
         if running.cgroup.as_ref().is_some_and(|c| c.cpu_time().is_some()) { CPU_CHECK_CGROUP } else { CPU_CHECK_PROC };
@@ -393,8 +399,17 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
             (false, _) => until,
         };
         let events = pump.step(Some(watch.fd()), wake.saturating_duration_since(now)).map_err(os("pipes"))?;
+        let woke = Instant::now();
+        let overdue = woke.saturating_duration_since(wake);
+        if overdue > HARNESS_PAUSE {
+            // The harness itself was stopped (Ctrl-Z, SIGSTOP, a suspended machine) while the
+            // run went on: that time was nobody's to watch, and is not the run's to be charged.
+            paused += overdue;
+            deadline += overdue;
+            hard_deadline += overdue;
+        }
         if events.exited {
-            break Instant::now();
+            break woke;
         }
         if events.cap_hit && !matches!(phase, Phase::Killed(_)) {
             running.kill_all_but_supervisor();
@@ -477,7 +492,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         stdout_truncated: pump.out.truncated,
         stderr_truncated: pump.err.truncated,
         stderr,
-        wall: exited_at - started,
+        wall: (exited_at - started).saturating_sub(paused),
         cpu,
         cpu_source,
         memory_source,

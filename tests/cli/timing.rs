@@ -175,3 +175,58 @@ fn a_memory_hungry_program_runs_within_a_small_factor_of_its_unsandboxed_time() 
         "sandboxed {sandboxed:.2} s of CPU against {bare:.2} s unsandboxed: the limits changed the conditions"
     );
 }
+
+/// The time `bhgrade` itself spends stopped (Ctrl-Z, SIGSTOP, a suspended laptop) is nobody's
+/// to watch and not the run's: a program that waits 1.5 s under a 3 s wall limit, while bhgrade
+/// is stopped for 3 s in the middle of it, is still accepted, and its wall time is its own.
+#[test]
+fn time_while_bhgrade_itself_was_stopped_is_not_charged_to_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tag = format!("bhgrade-paused-{}", std::process::id());
+    let src = dir.path().join("class/waits/src");
+    std::fs::create_dir_all(&src).expect("mkdir");
+    std::fs::write(src.join("build.sh"), "javac -J-XX:TieredStopAtLevel=1 BHMain.java\n").expect("build.sh");
+    let program = format!(
+        "public class BHMain {{ public static void main(String[] a) throws Exception {{ \
+         Process p = new ProcessBuilder(\"sleep\", \"1.5\").start(); \
+         new ProcessBuilder(\"sh\", \"-c\", \"sleep 9; :\", \"{tag}\").start(); \
+         p.waitFor(); System.out.println(\"0\"); }} }}\n"
+    );
+    std::fs::write(src.join("BHMain.java"), program).expect("BHMain.java");
+    let out = dir.path().join("out");
+    let mut marking = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"))
+        .args(["mark", "--jobs", "1", "--suite"])
+        .arg(repo().join("fixtures/suites/hostile"))
+        .arg("--out")
+        .arg(&out)
+        .arg(dir.path().join("class"))
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start bhgrade");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let started = loop {
+        let running = std::fs::read_dir("/proc").expect("/proc").flatten().any(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == tag.as_bytes()))
+        });
+        if running || std::time::Instant::now() > deadline {
+            break running;
+        }
+        std::thread::yield_now();
+    };
+    assert!(started, "the program never started");
+    let pid = marking.id() as i32;
+    // SAFETY: kill(2) has no memory-safety preconditions; bhgrade is our child.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    // The stimulus itself: bhgrade stopped past the run's whole wall limit.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: as above.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    let status = marking.wait().expect("bhgrade ends");
+    assert_eq!(status.code(), Some(0));
+    let text = std::fs::read_to_string(out.join("students/waits.json")).expect("a report");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let test = &report["parts"][0]["tests"][0];
+    assert_eq!(test["verdict"], "accepted", "{test:#}");
+    let wall = test["wall_ms"].as_u64().unwrap_or(u64::MAX);
+    assert!(wall < 3000, "the run was charged bhgrade's pause: {wall} ms");
+}
