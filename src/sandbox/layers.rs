@@ -210,8 +210,8 @@ impl Sandbox {
                 "; instead, the resident memory of every process of the run (anonymous and shared pages, not its \
                  virtual size) is read from /proc every {} ms ({} ms near the limit) and the run is killed once \
                  past the limit (a JVM's reservations cost it nothing)",
-                super::run::MEMORY_CHECK.as_millis(),
-                super::run::MEMORY_CHECK_NEAR.as_millis()
+                super::watch::MEMORY_CHECK.as_millis(),
+                super::watch::MEMORY_CHECK_NEAR.as_millis()
             ),
             "cgroup pids" => match self.nproc_scope() {
                 Ok(scope) => {

@@ -66,6 +66,7 @@ mod seccomp;
 mod supervisor;
 #[cfg(test)]
 mod tests;
+mod watch;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

@@ -1,11 +1,12 @@
-//! One run from start to finish: a [`Command`] and its [`Limits`] → a [`RunOutcome`].
+//! One run from start to finish: a [`Command`] and its [`Limits`] → a [`RunOutcome`], in named
+//! steps: where it may run ([`WorkingFolder`]), what it gets ([`prepare`]: its folder, inputs,
+//! Landlock ruleset and exec recipe), [`start`] (a parked supervisor takes it), the watch over
+//! it (`watch.rs`), [`end`] (everything of it killed and reaped, pipes drained, cgroup read and
+//! removed), and its [`outcome`].
 //!
 //! The harness's child is the run's supervisor (see [`super::supervisor`]), parked ahead of the
 //! run (see [`super::parked`]) and handed the run when it starts; it reports the program's wait
-//! status through a pipe. While the program runs, the CPU time of the whole run is read every
-//! few dozen milliseconds, and the run is killed once it is past the CPU limit. Killing spares the supervisor at first (it must live
-//! to sweep what escaped the process group, and to report); only if the run is still there a
-//! second later is the supervisor killed too.
+//! status through a pipe.
 //!
 //! Order matters at the end of a run: the supervisor is noticed exiting but left unreaped (a
 //! zombie keeps its pid and process-group id from being reused), then everything else of the
@@ -21,57 +22,22 @@ use super::landlock::Ruleset;
 use super::parked::{Fds, Parked};
 use super::scratch::{self, RunFolder, WorkingFolder};
 use super::supervisor::Report;
+use super::watch::{self, Watched};
 use super::{procs, Command, CpuSource, Exit, Limits, MemorySource, RunOutcome, Sandbox, SandboxError};
-
-/// How much more wall-clock time a run still computing at its wall limit is given at a time.
-const WALL_EXTENSION: Duration = Duration::from_secs(1);
-/// A run is stopped at this many times its wall limit even if it is still computing.
-const WALL_CAP_FACTOR: u32 = 4;
-/// The share of one core a run must have used since the last look to count as computing: a
-/// program starved on a machine with a load of 50 per core still gets this much; one that
-/// sleeps or blocks gets nothing.
-const STILL_COMPUTING: f64 = 0.01;
-
-/// Whether the run's CPU time grew by at least [`STILL_COMPUTING`] of the wall time since the
-/// last look (`mark`: when that was and the CPU time then), and moves the mark to now.
-fn still_computing(mark: &mut (Instant, Duration), now: Instant, cpu: Duration) -> bool {
-    let (then, cpu_then) = *mark;
-    *mark = (now, cpu);
-    cpu.saturating_sub(cpu_then).as_secs_f64() >= STILL_COMPUTING * now.saturating_duration_since(then).as_secs_f64()
-}
-
-/// A wait that overran its wake-up time by more than this means the harness was not running
-/// (stopped, or the machine suspended), not that it was slow: a loaded machine delays a wake-up
-/// by milliseconds.
-const HARNESS_PAUSE: Duration = Duration::from_millis(250);
-
-/// While the program is being killed, signals are repeated this often (the cgroup may list
-/// new processes forked just before the first signal); the second round includes the
-/// supervisor.
-const RESIGNAL: Duration = Duration::from_secs(1);
-
-#[derive(Debug, Clone, Copy)]
-enum Phase {
-    Running,
-    /// SIGTERM sent at the wall limit; SIGKILL at this instant.
-    Terminating(Instant),
-    /// SIGKILL sent to all but the supervisor; to everything at this instant.
-    Killed(Instant),
-}
 
 /// The spawned supervisor until it is reaped; dropping it early (on a harness error) kills
 /// the whole run and reaps it, so that no error path leaks processes.
-struct Running {
+pub(crate) struct Running {
     pid: i32,
     /// The supervisor's only child is the init of the run's PID namespace.
     init: bool,
-    cgroup: Option<RunCgroup>,
+    pub(crate) cgroup: Option<RunCgroup>,
     reaped: bool,
 }
 
 impl Running {
     /// CPU time of the whole run so far: its cgroup's, else the supervisor's tree in /proc.
-    fn tree_cpu(&self) -> Duration {
+    pub(crate) fn tree_cpu(&self) -> Duration {
         match self.cgroup.as_ref().and_then(RunCgroup::cpu_time) {
             Some(cpu) => cpu,
             None => procs::tree_cpu(self.pid),
@@ -88,7 +54,7 @@ impl Running {
     /// supervisor and its init), without a memory cgroup: the cheap per-process counters, and
     /// when their sum is over `limit`, the proportional figure (pages shared after a fork
     /// counted once) that decides.
-    fn tree_memory(&self, limit: u64) -> u64 {
+    pub(crate) fn tree_memory(&self, limit: u64) -> u64 {
         let spared = self.spared();
         let mut pids = procs::tree(self.pid);
         pids.retain(|p| !spared.contains(p));
@@ -99,7 +65,7 @@ impl Running {
         procs::memory_of(&pids, true)
     }
 
-    fn signal_all(&self, sig: i32) {
+    pub(crate) fn signal_all(&self, sig: i32) {
         procs::signal_group(self.pid, sig);
         if let Some(cg) = &self.cgroup {
             cg.signal_all(sig);
@@ -108,7 +74,7 @@ impl Running {
 
     /// SIGKILL every process of the run but the supervisor and, with a PID namespace, its init,
     /// which then kills and reaps the rest of the namespace (so that their CPU time is counted).
-    fn kill_all_but_supervisor(&self) {
+    pub(crate) fn kill_all_but_supervisor(&self) {
         let spared = self.spared();
         let mut pids = procs::group_members(self.pid, self.pid);
         if let Some(cg) = &self.cgroup {
@@ -135,30 +101,6 @@ impl Drop for Running {
 
 fn os(what: &'static str) -> impl FnOnce(std::io::Error) -> SandboxError {
     move |source| SandboxError::Os { what, source }
-}
-
-/// How often the run's CPU time is read: a cgroup file is cheap; a walk of /proc (without a
-/// cgroup) costs a millisecond or so.
-const CPU_CHECK_CGROUP: Duration = Duration::from_millis(25);
-const CPU_CHECK_PROC: Duration = Duration::from_millis(100);
-/// How often the resident memory of the run's processes is read without a memory cgroup
-/// (the run's tree from the kernel's children lists, then two counters per process): a
-/// program that allocates as fast as one core can fault pages in gets some 100 MiB past the
-/// limit between two looks.
-pub(crate) const MEMORY_CHECK: Duration = Duration::from_millis(25);
-/// Within [`MEMORY_NEAR`] of the limit, memory is read five times as often, so that such a
-/// program overshoots by a few MiB (a Python loop appending 4 MiB buffers under 256 MiB: 2–11
-/// MiB past it, against 30–64 MiB at 25 ms), while a program far below its limit costs no more.
-pub(crate) const MEMORY_CHECK_NEAR: Duration = Duration::from_millis(5);
-const MEMORY_NEAR: u64 = 192 << 20;
-
-/// When to read the run's resident memory next, after reading `resident` against `limit`.
-fn next_memory_look(resident: u64, limit: u64) -> Duration {
-    if limit.saturating_sub(resident) < MEMORY_NEAR {
-        MEMORY_CHECK_NEAR
-    } else {
-        MEMORY_CHECK
-    }
 }
 
 /// A close-on-exec pipe: (read end, write end).
@@ -285,22 +227,43 @@ fn start(
 }
 
 pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOutcome, SandboxError> {
-    let run_as = sb.run_as();
     let place = sb.working_folder(&cmd.cwd);
     if let WorkingFolder::Escapes(why) = &place {
         return Ok(RunOutcome::not_started(why));
     }
+    let folder = RunFolder::new(&sb.scratch_root, sb.run_as())?;
+    let (exec, cpuset, ruleset) = prepare(sb, cmd, limits, &folder, &place)?;
+    let (mut running, pipes, report_read, started) =
+        start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd))?;
+    drop(ruleset);
+    let exit = ExitWatch::new(running.pid, sb.pidfd.is_ok()).map_err(os("watching the program"))?;
+    let mut pump = Pump::new(pipes, &cmd.stdin, limits.output_bytes).map_err(os("pipes"))?;
+    let measure_memory = !sb.memory_cgroup_active();
+    let watched = watch::watch(&running, &mut pump, &exit, limits, sb.policy.grace, started, measure_memory)?;
+    let ended = end(sb, &mut running, &report_read, &mut pump)?;
+    folder.remove()?;
+    outcome(limits, started, watched, ended, pump, !measure_memory)
+}
+
+/// What a run gets, made before it starts: the exec recipe (arguments with staged inputs, the
+/// scrubbed environment, rlimits, user, CPUs), its cpuset, and its Landlock ruleset.
+fn prepare(
+    sb: &Sandbox,
+    cmd: &Command,
+    limits: &Limits,
+    folder: &RunFolder,
+    place: &WorkingFolder,
+) -> Result<(Exec, Option<String>, Option<Ruleset>), SandboxError> {
+    let run_as = sb.run_as();
     let (cpuset, affinity) = pinning(sb, &cmd.cpus)?;
-    let folder = RunFolder::new(&sb.scratch_root, run_as)?;
     let (args, inputs) = folder.stage_inputs(&cmd.args, run_as)?;
     let ruleset = match &sb.landlock {
         Ok(abi) => {
-            let access = scratch::access(&sb.policy, cmd, &folder, &place, sb.readable_folders(), inputs);
+            let access = scratch::access(&sb.policy, cmd, folder, place, sb.readable_folders(), inputs);
             Some(Ruleset::new(*abi, &access).map_err(os("building the Landlock ruleset"))?)
         }
         Err(_) => None,
     };
-    let memory_cgroup = sb.memory_cgroup_active();
     let plan = child::ExecSpec {
         cmd,
         args: &args,
@@ -311,112 +274,24 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     };
     let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
     let exec = Exec::new(&plan, affinity).map_err(spawn_err)?;
-    let (mut running, pipes, report_read, started) =
-        start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd))?;
-    drop(ruleset);
+    Ok((exec, cpuset, ruleset))
+}
+
+/// How a run ended, once nothing of it is left.
+struct Ended {
+    /// The supervisor's report, if it made one.
+    report: Option<Report>,
+    exit: Exit,
+    reaped: procs::Reaped,
+    leftovers: bool,
+    oom_kills: u64,
+    memory_peak_bytes: Option<u64>,
+    cgroup_cpu: Option<Duration>,
+}
+
+/// Kill and reap everything of the run, drain its pipes, read and remove its cgroup.
+fn end(sb: &Sandbox, running: &mut Running, report_read: &OwnedFd, pump: &mut Pump) -> Result<Ended, SandboxError> {
     let pid = running.pid;
-    let watch = ExitWatch::new(pid, sb.pidfd.is_ok()).map_err(os("watching the program"))?;
-    let mut pump = Pump::new(pipes, &cmd.stdin, limits.output_bytes).map_err(os("pipes"))?;
-
-    // The wall-clock limit stops programs that wait, not programs that compute slowly because the
-    // machine is busy: at the deadline, a run whose CPU time still grows is given more time, in
-    // steps, up to a hard cap (see `STILL_COMPUTING`).
-    let mut deadline = started + limits.wall;
-    let mut hard_deadline = started + limits.wall.saturating_mul(WALL_CAP_FACTOR);
-    let mut paused = Duration::ZERO;
-    let mut progress_mark = (started, Duration::ZERO);
-    let cpu_period =
-        if running.cgroup.as_ref().is_some_and(|c| c.cpu_time().is_some()) { CPU_CHECK_CGROUP } else { CPU_CHECK_PROC };
-    let mut next_cpu_check = started + cpu_period;
-    // Without a memory cgroup, the memory limit is this measurement: never an address-space
-    // or data-segment limit, which a JVM (it reserves gigabytes, commits its initial heap and
-    // its threads' stacks up front) cannot live with.
-    let measure_memory = !memory_cgroup;
-    let mut next_memory_check = started + MEMORY_CHECK;
-    let mut memory_peak = 0u64;
-    let mut memory_killed = false;
-    let mut phase = Phase::Running;
-    let mut wall_limit_hit = false;
-    let mut cpu_killed = false;
-    // The second round of SIGKILL reaches the supervisor and its init too: only then may the
-    // run end without their report.
-    let mut supervisor_killed = false;
-    let exited_at = loop {
-        let now = Instant::now();
-        let until = match phase {
-            Phase::Running => deadline,
-            Phase::Terminating(at) | Phase::Killed(at) => at,
-        };
-        let watching_cpu = !matches!(phase, Phase::Killed(_));
-        if watching_cpu && now >= next_cpu_check {
-            next_cpu_check = now + cpu_period;
-            if running.tree_cpu() > limits.cpu {
-                cpu_killed = true;
-                running.kill_all_but_supervisor();
-                phase = Phase::Killed(now + RESIGNAL);
-                continue;
-            }
-        }
-        if measure_memory && watching_cpu && now >= next_memory_check {
-            let resident = running.tree_memory(limits.memory_bytes);
-            next_memory_check = now + next_memory_look(resident, limits.memory_bytes);
-            memory_peak = memory_peak.max(resident);
-            if resident > limits.memory_bytes {
-                memory_killed = true;
-                running.kill_all_but_supervisor();
-                phase = Phase::Killed(now + RESIGNAL);
-                continue;
-            }
-        }
-        if now >= until {
-            match phase {
-                Phase::Running
-                    if now < hard_deadline && still_computing(&mut progress_mark, now, running.tree_cpu()) =>
-                {
-                    deadline = (now + WALL_EXTENSION).min(hard_deadline);
-                }
-                Phase::Running => {
-                    wall_limit_hit = true;
-                    // The supervisor blocks it; the program may end cleanly.
-                    running.signal_all(libc::SIGTERM);
-                    phase = Phase::Terminating(now + sb.policy.grace);
-                }
-                Phase::Terminating(_) => {
-                    running.kill_all_but_supervisor();
-                    phase = Phase::Killed(now + RESIGNAL);
-                }
-                Phase::Killed(_) => {
-                    supervisor_killed = true;
-                    running.signal_all(libc::SIGKILL);
-                    phase = Phase::Killed(now + RESIGNAL);
-                }
-            }
-            continue;
-        }
-        let wake = match (watching_cpu, measure_memory) {
-            (true, true) => until.min(next_cpu_check).min(next_memory_check),
-            (true, false) => until.min(next_cpu_check),
-            (false, _) => until,
-        };
-        let events = pump.step(Some(watch.fd()), wake.saturating_duration_since(now)).map_err(os("pipes"))?;
-        let woke = Instant::now();
-        let overdue = woke.saturating_duration_since(wake);
-        if overdue > HARNESS_PAUSE {
-            // The harness itself was stopped (Ctrl-Z, SIGSTOP, a suspended machine) while the
-            // run went on: that time was nobody's to watch, and is not the run's to be charged.
-            paused += overdue;
-            deadline += overdue;
-            hard_deadline += overdue;
-        }
-        if events.exited {
-            break woke;
-        }
-        if events.cap_hit && !matches!(phase, Phase::Killed(_)) {
-            running.kill_all_but_supervisor();
-            phase = Phase::Killed(now + RESIGNAL);
-        }
-    };
-
     // The supervisor is a zombie now, so its process-group id cannot name a stranger. A
     // supervisor that reported has already killed everything the program left (its namespace
     // is gone, or its subreaper sweep found no child left); only without a report is the
@@ -440,9 +315,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         Some(r) if !r.no_status => procs::exit_of(r.status),
         Some(_) | None => reaped.exit,
     };
-
-    let drain_until = Instant::now() + sb.policy.drain;
-    if pump.drain(drain_until).map_err(os("pipes"))? {
+    if pump.drain(Instant::now() + sb.policy.drain).map_err(os("pipes"))? {
         // Still open: a process escaped the supervisor, the group and any cgroup. The pipes
         // lead to it.
         let holders = procs::pipe_holders(&pump.open_inodes());
@@ -454,7 +327,6 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         pump.drain(Instant::now() + sb.policy.drain).map_err(os("pipes"))?;
         pump.close_all();
     }
-
     let (oom_kills, memory_peak_bytes, cgroup_cpu) = match running.cgroup.take() {
         Some(cg) => {
             let stats = (cg.oom_kills(), cg.peak_bytes(), cg.cpu_time());
@@ -463,42 +335,54 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         }
         None => (0, None, None),
     };
-    folder.remove()?;
-    if report.is_none_or(|r| r.no_status) && !supervisor_killed && oom_kills == 0 {
+    Ok(Ended { report, exit, reaped, leftovers, oom_kills, memory_peak_bytes, cgroup_cpu })
+}
+
+/// The run's outcome from what the watch saw and how it ended; a supervisor killed from outside
+/// is the harness's failure, not an outcome of the program's.
+fn outcome(
+    limits: &Limits,
+    started: Instant,
+    watched: Watched,
+    ended: Ended,
+    mut pump: Pump,
+    memory_cgroup: bool,
+) -> Result<RunOutcome, SandboxError> {
+    if ended.report.is_none_or(|r| r.no_status) && !watched.supervisor_killed && ended.oom_kills == 0 {
         // Killed from outside (an administrator, a system OOM killer): the program's status is
         // unknown, and what happened is not the student's doing.
-        return Err(SandboxError::SupervisorLost { exit: reaped.exit.describe() });
+        return Err(SandboxError::SupervisorLost { exit: ended.reaped.exit.describe() });
     }
-
-    let (cpu, cpu_source) = match cgroup_cpu {
+    let (cpu, cpu_source) = match ended.cgroup_cpu {
         Some(cpu) => (cpu, CpuSource::Cgroup),
-        None => (reaped.cpu, CpuSource::Rusage),
+        None => (ended.reaped.cpu, CpuSource::Rusage),
     };
+    let exit = ended.exit;
     let stderr = std::mem::take(&mut pump.err.buf);
     // Only a measurement over the limit, or a JVM that found its heap (sized by -Xmx, or by the
     // JVM from the cgroup's limit) full: never a failure to make a thread or a process.
-    let memory_limit_hit = oom_kills > 0 || memory_killed || heap_exhausted(exit, &stderr);
+    let memory_limit_hit = ended.oom_kills > 0 || watched.memory_killed || heap_exhausted(exit, &stderr);
     let (memory_source, memory_peak_bytes) = if memory_cgroup {
-        (MemorySource::Cgroup, memory_peak_bytes)
+        (MemorySource::Cgroup, ended.memory_peak_bytes)
     } else {
-        (MemorySource::Resident, (memory_peak > 0).then_some(memory_peak))
+        (MemorySource::Resident, (watched.memory_peak > 0).then_some(watched.memory_peak))
     };
     Ok(RunOutcome {
         exit,
-        wall_limit_hit,
-        cpu_limit_hit: cpu_killed || exit == Exit::Signal(libc::SIGXCPU) || cpu > limits.cpu,
+        wall_limit_hit: watched.wall_limit_hit,
+        cpu_limit_hit: watched.cpu_killed || exit == Exit::Signal(libc::SIGXCPU) || cpu > limits.cpu,
         memory_limit_hit,
         stdout: std::mem::take(&mut pump.out.buf),
         stdout_truncated: pump.out.truncated,
         stderr_truncated: pump.err.truncated,
         stderr,
-        wall: (exited_at - started).saturating_sub(paused),
+        wall: (watched.exited_at - started).saturating_sub(watched.paused),
         cpu,
         cpu_source,
         memory_source,
-        peak_rss_kb: reaped.max_rss_kb,
+        peak_rss_kb: ended.reaped.max_rss_kb,
         memory_peak_bytes,
-        leftovers_killed: leftovers,
+        leftovers_killed: ended.leftovers,
         stdin_unwritten: pump.unwritten(),
     })
 }
@@ -531,27 +415,6 @@ fn heap_exhausted(exit: Exit, stderr: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_run_computes_while_its_cpu_time_grows_by_a_share_of_a_core() {
-        let start = Instant::now();
-        let mut mark = (start, Duration::ZERO);
-        let later = start + Duration::from_secs(10);
-        assert!(still_computing(&mut mark, later, Duration::from_millis(500)), "5% of a core: starved, computing");
-        assert_eq!(mark, (later, Duration::from_millis(500)));
-        let asleep = later + Duration::from_secs(1);
-        assert!(!still_computing(&mut mark, asleep, Duration::from_millis(501)), "0.1% of a core: waiting");
-    }
-
-    #[test]
-    fn memory_is_read_more_often_near_the_limit() {
-        let limit = 256 << 20;
-        assert_eq!(next_memory_look(0, limit), MEMORY_CHECK);
-        assert_eq!(next_memory_look(limit - MEMORY_NEAR, limit), MEMORY_CHECK);
-        assert_eq!(next_memory_look(limit - MEMORY_NEAR + 1, limit), MEMORY_CHECK_NEAR);
-        assert_eq!(next_memory_look(limit + 1, limit), MEMORY_CHECK_NEAR);
-        assert_eq!(next_memory_look(0, 64 << 20), MEMORY_CHECK_NEAR, "a small limit is near from the start");
-    }
 
     #[test]
     fn a_thread_that_cannot_be_made_is_no_memory_limit() {
