@@ -127,7 +127,7 @@ pub struct BuildReport {
 #[derive(Debug)]
 pub struct BuiltSubmission {
     pub name: String,
-    pub scratch: tempfile::TempDir,
+    pub scratch: crate::sandbox::PrivateFolder,
     /// The copy of the student's folder (or the extracted archive).
     pub root: PathBuf,
     /// The source folder in the copy: where the build ran and where programs run (the root
@@ -169,7 +169,9 @@ pub fn prepare(
     // No command: only copy and locate (a stacscheck tree's own build scripts do the build).
     let build_command = cfg.command.split_first();
     fs::create_dir_all(scratch_root).map_err(io_err(scratch_root))?;
-    let scratch = tempfile::Builder::new().prefix("build-").tempdir_in(scratch_root).map_err(io_err(scratch_root))?;
+    // On a file system of its own where the machine allows: a submission that fills it fails
+    // alone, never one marked beside it.
+    let scratch = sandbox.private_folder(scratch_root, "build-").map_err(io_err(scratch_root))?;
     // The copy keeps the original's name, so that a submission folder that is itself the
     // source folder is found as such.
     let top_name =
@@ -191,7 +193,16 @@ pub fn prepare(
     };
     notes.extend(intake::explain(sub));
     let mut budget = unpack::Budget::new(ExtractLimits::default());
-    if let Err(problem) = unpack::copy_in(sub, &built.root, &mut budget, &mut notes)? {
+    let copied = match unpack::copy_in(sub, &built.root, &mut budget, &mut notes) {
+        // What the student sent does not fit in the disk of its own: theirs to fix.
+        Err(BuildError::Io { source, .. })
+            if source.raw_os_error() == Some(libc::ENOSPC) && built.scratch.limited() =>
+        {
+            Ok(Err(format!("the submission does not fit in its {} MiB of disk", sandbox.policy().disk_bytes >> 20)))
+        }
+        other => other,
+    };
+    if let Err(problem) = copied? {
         return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
     }
     built.content_hash =
@@ -237,6 +248,11 @@ pub fn prepare(
     let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied());
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
     let (mut verdict, mut detail) = judge_build(&outcome, cfg);
+    if verdict != BuildVerdict::Ok && crate::sandbox::scratch_full(scratch_root) {
+        // Perhaps for want of the space another submission took: the harness's problem, never
+        // stored, and the next marking builds it again.
+        return Err(BuildError::Sandbox(SandboxError::ScratchFull { path: scratch_root.to_path_buf() }));
+    }
     if let Some(gone) = srcdir_gone(&built.srcdir, &built.root) {
         // Every test runs in that folder: the build's own doing, never a harness failure.
         (verdict, detail) = (BuildVerdict::BuildFailed, format!("{detail}, but it {gone}"));

@@ -123,6 +123,11 @@ pub struct Containment {
         )
     )]
     pub isolation: bhgrade::sandbox::Isolation,
+    /// The disk each submission may fill (its copy, its build's output, its runs' scratch
+    /// folders), in MiB: a file system of its own of that size where the machine allows (root),
+    /// so that one student filling it fails alone.
+    #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
+    pub disk_mb: u64,
 }
 
 #[derive(Debug, Args)]

@@ -99,8 +99,9 @@ fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
 
 /// The scratch folder and the probed sandbox for `isolation`; says once, on stderr, what is
 /// missing (`auto`), or refuses to go on without it (`strict`).
-fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(ScratchRoot, Sandbox), CliError> {
+fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbox), CliError> {
     use bhgrade::sandbox::{Isolation, Policy};
+    let isolation = containment.isolation;
     let parent = std::env::temp_dir();
     // Copies of student code a killed bhgrade left behind (no live bhgrade holds their lock).
     let swept = sweep_stale(&parent);
@@ -112,7 +113,8 @@ fn scratch_and_sandbox(isolation: bhgrade::sandbox::Isolation) -> Result<(Scratc
     }
     let scratch = ScratchRoot::create_in(&parent)
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder in {}: {e}", parent.display())))?;
-    let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(isolation))
+    let policy = Policy { disk_bytes: containment.disk_mb << 20, ..Policy::for_isolation(isolation) };
+    let sandbox = Sandbox::probe_with(scratch.path(), policy)
         .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
     let missing = sandbox.missing_layers();
     match isolation {
@@ -149,7 +151,7 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     };
     let dir = bundled(&args.submissions);
     // Before the output folder is made: a marking `--isolation strict` refuses leaves nothing.
-    let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
+    let (scratch, sandbox) = scratch_and_sandbox(&args.common.containment)?;
     usable_out(&args.out)?;
     // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
     let intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
@@ -234,7 +236,7 @@ fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
     }
     let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
     let submissions = [Submission { name, path }];
-    let (scratch, sandbox) = scratch_and_sandbox(args.common.containment.isolation)?;
+    let (scratch, sandbox) = scratch_and_sandbox(&args.common.containment)?;
     let options = MarkOptions {
         slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
@@ -397,7 +399,7 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
     let submissions = [Submission { name, path }];
-    let (scratch, sandbox) = scratch_and_sandbox(args.containment.isolation)?;
+    let (scratch, sandbox) = scratch_and_sandbox(&args.containment)?;
     let options = MarkOptions {
         slots: args.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),

@@ -139,6 +139,27 @@ impl Sandbox {
             ),
             Err(why) => layer("seccomp", false, false, format!("{why}; every other layer holds without it")),
         });
+        layers.push(match &self.quota {
+            Ok(()) => layer(
+                "disk quota",
+                true,
+                false,
+                format!(
+                    "each submission's copy, build and scratch on a tmpfs of {} MiB of its own: one that fills it \
+                     fails alone, with \"No space left on device\"",
+                    self.policy.disk_bytes >> 20
+                ),
+            ),
+            Err(why) => layer(
+                "disk quota",
+                false,
+                false,
+                format!(
+                    "{why}; instead, RLIMIT_FSIZE bounds each file, and a build or run that fails while the scratch \
+                     file system is full is a harness problem, never stored, done again by the next marking"
+                ),
+            ),
+        });
         layers.push(match &self.landlock {
             Ok(abi) => layer("filesystem (landlock)", true, true, landlock_detail(*abi)),
             Err(why) => layer(

@@ -60,6 +60,7 @@ mod parked;
 mod policy;
 mod pool;
 mod procs;
+mod quota;
 mod run;
 mod scratch;
 mod seccomp;
@@ -77,6 +78,7 @@ use serde::{Deserialize, Serialize};
 
 pub use layers::Layer;
 pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, DEVICES, SYSTEM_FOLDERS};
+pub use quota::{scratch_full, PrivateFolder};
 pub use scratch::{sweep_stale, ScratchRoot, Swept};
 
 /// Resource limits of one run.
@@ -321,6 +323,10 @@ pub enum SandboxError {
     Os { what: &'static str, source: std::io::Error },
     #[error("{0}")]
     Setup(String),
+    /// The run failed while the scratch file system had no room left: perhaps for want of the
+    /// space another submission took, so never the student's result.
+    #[error("the scratch file system holding {path} is full: the run failed for want of space, not by its own doing")]
+    ScratchFull { path: PathBuf },
     /// The run's supervisor (or its init) was killed from outside before it could report the
     /// program's status ({exit}): the run is done again, and never counted against the student.
     #[error("the run's supervisor was killed from outside ({exit}) before it could report")]
@@ -346,6 +352,8 @@ pub struct Sandbox {
     seccomp: Result<&'static seccomp::Filter, String>,
     /// Whether the kernel has keyrings (each run then gets a session keyring of its own).
     keyring: Result<(), String>,
+    /// Whether each submission's folder can get a size-limited tmpfs of its own.
+    quota: Result<(), String>,
     /// The kernel's Landlock ABI version.
     landlock: Result<u32, String>,
     run_as: Result<Option<RunAs>, String>,
@@ -409,6 +417,7 @@ impl Sandbox {
             ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
             seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
             keyring: procs::probe_keyring(),
+            quota: if policy.disk_quota { quota::probe(&scratch_root) } else { disabled() },
             landlock: if policy.landlock { landlock::probe() } else { Err("disabled by policy".to_string()) },
             scratch_root,
             policy,
@@ -466,6 +475,12 @@ impl Sandbox {
         if !copies.contains(&dir) {
             copies.push(dir);
         }
+    }
+
+    /// A fresh folder for one submission's copy, build and scratch in `parent`: on a tmpfs of
+    /// [`Policy::disk_bytes`] of its own where the machine allows (see `sandbox/quota.rs`).
+    pub fn private_folder(&self, parent: &Path, prefix: &str) -> std::io::Result<PrivateFolder> {
+        quota::private_folder(parent, prefix, self.quota.is_ok().then_some(self.policy.disk_bytes))
     }
 
     /// Declare a folder every program may read but none may write (a stacscheck tree's one

@@ -86,6 +86,10 @@ pub struct Policy {
     pub isolate_ipc: bool,
     /// Restrict each run's file access with Landlock when the kernel has it.
     pub landlock: bool,
+    /// Give each submission's folder a size-limited tmpfs of its own where the machine allows
+    /// (root), of `disk_bytes`.
+    pub disk_quota: bool,
+    pub disk_bytes: u64,
     /// Install the seccomp filter (`sandbox/seccomp.rs`) in every program when the kernel has it.
     pub seccomp: bool,
     /// Folders a program may read and execute from under Landlock (those that exist): the
@@ -136,6 +140,8 @@ impl Policy {
             isolate_ipc: on,
             landlock: on,
             seccomp: on,
+            disk_quota: on,
+            disk_bytes: 1 << 30,
             readable: SYSTEM_FOLDERS.iter().map(PathBuf::from).collect(),
             run_as: (on && procs::is_root()).then(RunAs::nobody),
             cgroup_parent: None,

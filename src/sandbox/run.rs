@@ -20,6 +20,7 @@ use super::child::{self, Exec, AFFINITY_WORDS};
 use super::io::{ExitWatch, Pump};
 use super::landlock::Ruleset;
 use super::parked::{Fds, Parked};
+use super::quota;
 use super::scratch::{self, RunFolder, WorkingFolder};
 use super::supervisor::Report;
 use super::watch::{self, Watched};
@@ -242,6 +243,9 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     let watched = watch::watch(&running, &mut pump, &exit, limits, sb.policy.grace, started, measure_memory)?;
     let ended = end(sb, &mut running, &report_read, &mut pump)?;
     folder.remove()?;
+    if !ended.exit.success() && quota::scratch_full(&sb.scratch_root) {
+        return Err(SandboxError::ScratchFull { path: sb.scratch_root.clone() });
+    }
     outcome(limits, started, watched, ended, pump, !measure_memory)
 }
 

@@ -108,7 +108,7 @@ impl RunFolder {
     }
 }
 
-fn make_writable(dir: &Path) {
+pub(crate) fn make_writable(dir: &Path) {
     let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -316,6 +316,8 @@ pub fn sweep_stale(parent: &Path) -> Swept {
         // The lock is held until the folder is gone, so two sweeps never remove one folder twice
         // and a bhgrade starting now cannot be handed it.
         let Some(_lock) = ours.then(|| stale_lock(&path)).flatten() else { continue };
+        // A killed bhgrade's submissions may still have their own file systems mounted there.
+        super::quota::unmount_below(&path);
         match remove_forcibly(&path) {
             Ok(()) => swept.removed.push(path),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}

@@ -64,6 +64,8 @@ const CORPUS: &[Case] = &[
     // Both attack a stacscheck tree (tests/cli/stacscheck.rs); with a suite, tree-swap has no
     // tree to forge, and src-link's build is the student's failure.
     case("tree-swap", "accepted"),
+    // Fills the disk of its own, then cannot build; see also the test of it beside another.
+    Case { build: "build_failed", needs: &["disk quota"], ..case("disk-filler", "not_run") },
     Case { build: "build_failed", ..case("src-link", "not_run") },
     Case { build: "build_timeout", ..case("build-never-ends", "not_run") },
     case("build-daemon", "accepted"),
@@ -210,7 +212,8 @@ fn the_hostile_corpus_is_contained() {
 
     let started = Instant::now();
     let output = bhgrade()
-        .args(["mark", "--jobs", "2", "--isolation", "auto", "--suite"])
+        // Above the 256 MiB a submission may unpack to, well below the machine's memory.
+        .args(["mark", "--jobs", "2", "--isolation", "auto", "--disk-mb", "300", "--suite"])
         .arg(&suite)
         .arg("--out")
         .arg(&out)
@@ -387,6 +390,56 @@ fn sysv_objects() -> Vec<String> {
             rows
         })
         .collect()
+}
+
+/// `disk-filler` fills the disk under its copy beside `correct`, on a scratch file system of
+/// 256 MiB with 64 MiB per submission: it fills its own and fails its build alone; `correct`
+/// gets full marks and the marking exits 0. Needs root (to mount).
+#[test]
+fn a_student_who_fills_the_disk_fails_alone() {
+    if !Sandbox::probe(&std::env::temp_dir().join("bhgrade-quota-probe"))
+        .is_ok_and(|sb| sb.layers().iter().any(|l| l.name == "disk quota" && l.active))
+    {
+        println!("skipped: a_student_who_fills_the_disk_fails_alone: no disk quota here (needs root)");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let small = tmp.path().join("small");
+    fs::create_dir(&small).expect("mkdir");
+    let target = std::ffi::CString::new(small.to_str().expect("UTF-8 path")).expect("no NUL");
+    // SAFETY: NUL-terminated strings that outlive the call.
+    let mounted = unsafe {
+        libc::mount(c"tmpfs".as_ptr(), target.as_ptr(), c"tmpfs".as_ptr(), 0, c"size=256m,mode=0755".as_ptr().cast())
+    };
+    assert_eq!(mounted, 0, "mount a small tmpfs: {}", std::io::Error::last_os_error());
+    let class = tmp.path().join("class");
+    copy_tree(&repo().join("fixtures/hostile/disk-filler"), &class.join("disk-filler"));
+    copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &class.join(VICTIM));
+    let out = tmp.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--jobs", "2", "--disk-mb", "64", "--suite"])
+        .arg(repo().join("fixtures/suites/hostile"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .env("TMPDIR", &small)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("run bhgrade mark");
+    let left = fs::read_dir(&small).map(|d| d.count()).unwrap_or(0);
+    // SAFETY: a NUL-terminated path this test mounted.
+    unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let report = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(out.join(format!("students/{name}.json"))).expect("report"))
+            .expect("JSON")
+    };
+    let victim = report(VICTIM);
+    assert_eq!(victim["score"], victim["max_score"], "{stderr}");
+    let filler = report("disk-filler");
+    assert_eq!(filler["build"]["verdict"], "build_failed", "{filler:#}");
+    assert_eq!(left, 0, "scratch left on the small file system");
 }
 
 #[test]

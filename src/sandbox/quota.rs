@@ -1,0 +1,131 @@
+//! Disk per submission: a folder under the scratch root → a [`PrivateFolder`] on a tmpfs of its
+//! own, of [`super::Policy::disk_bytes`], where the harness may mount one (as root), so that a
+//! submission that fills its disk (its copy, its build's output, its runs' scratch folders)
+//! fails alone, with "No space left on device", and never another student running beside it;
+//! and [`scratch_full`]: whether the shared scratch file system itself is full, which is the
+//! harness's problem (never stored as a student's result, redone by the next marking).
+//!
+//! The tmpfs is mounted over the folder in the harness's own mount namespace and detached when
+//! the folder goes; a bhgrade killed with its mounts in place leaves them to the next one's
+//! sweep ([`unmount_below`]). Its pages are charged to the memory cgroup of whoever wrote them:
+//! a build that writes gigabytes there is stopped by its memory limit, if not by the size.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// A folder of one submission's, with its own size limit where [`Quota`] could be had; removed
+/// (and its tmpfs detached) when dropped.
+#[derive(Debug)]
+pub struct PrivateFolder {
+    dir: Option<tempfile::TempDir>,
+    mounted: bool,
+}
+
+impl PrivateFolder {
+    pub fn path(&self) -> &Path {
+        self.dir.as_ref().map_or(Path::new(""), |d| d.path())
+    }
+
+    /// Whether the folder has a size limit of its own.
+    pub fn limited(&self) -> bool {
+        self.mounted
+    }
+}
+
+impl Drop for PrivateFolder {
+    fn drop(&mut self) {
+        let Some(dir) = self.dir.take() else { return };
+        if self.mounted {
+            // Detached: whatever of the run is still to be reaped cannot keep it busy.
+            let _ = unmount(dir.path());
+        }
+        let path = dir.path().to_path_buf();
+        if dir.close().is_err() {
+            super::scratch::make_writable(&path);
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+}
+
+fn mount_tmpfs(path: &Path, bytes: u64) -> io::Result<()> {
+    let target = c_path(path)?;
+    let options = CString::new(format!("size={bytes},mode=0700")).map_err(|_| io::ErrorKind::InvalidInput)?;
+    let flags = libc::MS_NOSUID | libc::MS_NODEV;
+    // SAFETY: NUL-terminated strings that outlive the call.
+    let r =
+        unsafe { libc::mount(c"tmpfs".as_ptr(), target.as_ptr(), c"tmpfs".as_ptr(), flags, options.as_ptr().cast()) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn unmount(path: &Path) -> io::Result<()> {
+    let target = c_path(path)?;
+    // SAFETY: a NUL-terminated path.
+    if unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A fresh `PREFIX…` folder in `parent`, on a tmpfs of `bytes` when `limit` says the machine
+/// allows one.
+pub(crate) fn private_folder(parent: &Path, prefix: &str, limit: Option<u64>) -> io::Result<PrivateFolder> {
+    let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
+    let mounted = match limit {
+        Some(bytes) => {
+            mount_tmpfs(dir.path(), bytes)?;
+            true
+        }
+        None => false,
+    };
+    Ok(PrivateFolder { dir: Some(dir), mounted })
+}
+
+/// Whether a size-limited tmpfs can be mounted (and unmounted) under `scratch_root` here.
+pub(crate) fn probe(scratch_root: &Path) -> Result<(), String> {
+    if !super::procs::is_root() {
+        return Err("only root may mount a size-limited file system for each submission".into());
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("probe-quota-")
+        .tempdir_in(scratch_root)
+        .map_err(|e| format!("{}: {e}", scratch_root.display()))?;
+    mount_tmpfs(dir.path(), 1 << 20).map_err(|e| format!("mounting a tmpfs: {e}"))?;
+    unmount(dir.path()).map_err(|e| format!("unmounting a tmpfs: {e}"))
+}
+
+/// Detach every mount below `path` (a scratch root a killed bhgrade left), deepest first.
+pub(crate) fn unmount_below(path: &Path) {
+    let Ok(table) = std::fs::read_to_string("/proc/self/mountinfo") else { return };
+    let mut points: Vec<&str> = table
+        .lines()
+        .filter_map(|line| line.split(' ').nth(4))
+        .filter(|point| Path::new(point).starts_with(path) && Path::new(point) != path)
+        .collect();
+    points.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for point in points {
+        let _ = unmount(Path::new(point));
+    }
+}
+
+/// Whether the file system holding `path` is full or nearly (less than 64 MiB free): a build
+/// or run that failed then may have failed for want of space that another submission took,
+/// which is no fault of its own.
+pub fn scratch_full(path: &Path) -> bool {
+    let Ok(target) = c_path(path) else { return false };
+    // SAFETY: a zeroed statvfs is a valid out-parameter; the path is NUL-terminated.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(target.as_ptr(), &mut stats) } != 0 {
+        return false;
+    }
+    let free = u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize));
+    free < 64 << 20
+}
