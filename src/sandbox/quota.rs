@@ -126,6 +126,8 @@ pub fn scratch_full(path: &Path) -> bool {
     if unsafe { libc::statvfs(target.as_ptr(), &mut stats) } != 0 {
         return false;
     }
-    let free = u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize));
+    // The field types differ between C libraries.
+    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    let free = (stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64);
     free < 64 << 20
 }
