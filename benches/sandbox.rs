@@ -35,8 +35,10 @@ fn steps() -> Vec<Step> {
         ("sandbox: process group, supervisor (subreaper), rlimits, pipes", None, |_| {}),
         ("+ PID namespace", Some("supervisor"), |p| p.pid_namespace = true),
         ("+ network namespace", Some("network namespace"), |p| p.isolate_network = true),
+        ("+ IPC namespace", Some("ipc namespace"), |p| p.isolate_ipc = true),
         ("+ cgroups (memory, pids)", Some("cgroup memory"), |p| p.use_cgroups = true),
         ("+ Landlock", Some("filesystem (landlock)"), |p| p.landlock = true),
+        ("+ seccomp", Some("seccomp"), |p| p.seccomp = true),
         ("+ unprivileged user (= auto)", Some("unprivileged user"), |p| p.run_as = Policy::default().run_as),
     ]
 }
