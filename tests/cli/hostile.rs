@@ -338,13 +338,13 @@ impl Drop for MarkerKey {
 
 /// A SysV shared-memory segment at the key `ipc-exchange` looks for, holding another student's
 /// data; removed when dropped.
-struct MarkerSegment(libc::c_int);
+pub(crate) struct MarkerSegment(libc::c_int);
 
 impl MarkerSegment {
     const KEY: libc::key_t = 0x6268_6772;
-    const SECRET: &'static [u8] = b"another student's answer";
+    pub(crate) const SECRET: &'static [u8] = b"another student's answer";
 
-    fn create() -> MarkerSegment {
+    pub(crate) fn create() -> MarkerSegment {
         // SAFETY: plain SysV calls; the segment is 4096 bytes, the write well inside it.
         unsafe {
             let id = libc::shmget(Self::KEY, 4096, libc::IPC_CREAT | 0o666);
@@ -357,7 +357,7 @@ impl MarkerSegment {
         }
     }
 
-    fn read(&self) -> Vec<u8> {
+    pub(crate) fn read(&self) -> Vec<u8> {
         // SAFETY: attached read-only, read within the segment, detached.
         unsafe {
             let at = libc::shmat(self.0, std::ptr::null(), libc::SHM_RDONLY);
@@ -377,7 +377,7 @@ impl Drop for MarkerSegment {
 }
 
 /// The key and id of every SysV object on the machine (the host's IPC namespace).
-fn sysv_objects() -> Vec<String> {
+pub(crate) fn sysv_objects() -> Vec<String> {
     ["shm", "msg", "sem"]
         .iter()
         .flat_map(|kind| {

@@ -67,3 +67,57 @@ fn nobody_gets_the_right_verdicts() {
         assert!(stderr.contains("resident memory"), "{all}");
     }
 }
+
+/// The containment layers hold for an ordinary user's marking too (as `nobody`, through
+/// `setpriv`): `terminal-inject`, `keyring-read` (with a key of the marker's own in the session
+/// keyring bhgrade starts in) and `ipc-exchange` (with another user's segment to find) answer
+/// `0`, every attempt refused, beside `correct`; no SysV object outlives the marking. Needs root
+/// (to become `nobody`), `setpriv` and perl.
+#[test]
+fn nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc() {
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].into_iter().find(|p| Path::new(p).exists());
+    // SAFETY: geteuid cannot fail.
+    let (Some(setpriv), true) = (setpriv, unsafe { libc::geteuid() } == 0) else {
+        println!("skipped: nobody_marking_keeps_the_hostile_cases...: needs root (to become nobody) and setpriv");
+        return;
+    };
+    let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = tmp.path();
+    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).expect("chmod");
+    copy_tree(&repo().join("fixtures/suites/hostile"), &base.join("suite"));
+    let cases = ["terminal-inject", "keyring-read", "ipc-exchange"];
+    for case in cases {
+        copy_tree(&repo().join("fixtures/hostile").join(case), &base.join("class").join(case));
+    }
+    copy_tree(&repo().join("fixtures/submissions/correct"), &base.join("class/correct"));
+    let chown = std::process::Command::new("chown").args(["-R", "65534:65534"]).arg(base).status().expect("chown");
+    assert!(chown.success());
+    let segment = crate::hostile::MarkerSegment::create();
+    let ipc_before = crate::hostile::sysv_objects();
+    // The marker's own key, in the session keyring bhgrade starts in.
+    let with_a_key = "require 'syscall.ph'; syscall(&SYS_keyctl, 1, 0); my ($t, $d, $p) = ('user', 'marker-token', \
+                      'secret'); syscall(&SYS_add_key, $t, $d, $p, 6, -3) > 0 or die \"add_key: $!\"; exec @ARGV";
+    let output = std::process::Command::new(setpriv)
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "perl", "-e", with_a_key])
+        .arg(&bhgrade)
+        .args(["mark", "--jobs", "2", "--suite"])
+        .arg(base.join("suite"))
+        .arg("--out")
+        .arg(base.join("out"))
+        .arg(base.join("class"))
+        .env("HOME", base)
+        .env("TMPDIR", base)
+        .output()
+        .expect("run bhgrade as nobody");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    for case in cases.iter().chain(&["correct"]) {
+        let text = fs::read_to_string(base.join(format!("out/students/{case}.json"))).expect("a report");
+        let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let test = &report["parts"][0]["tests"][0];
+        assert_eq!(test["verdict"], "accepted", "{case}: {}\n{stderr}", test["first_line"]);
+    }
+    assert_eq!(crate::hostile::sysv_objects(), ipc_before, "a SysV object outlived the marking");
+    assert_eq!(segment.read(), crate::hostile::MarkerSegment::SECRET);
+}

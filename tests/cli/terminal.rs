@@ -6,7 +6,8 @@
 //!
 //! With `--isolation off`, which drops every layer but the limits, the same attack gets through
 //! where the kernel still allows TIOCSTI (`dev.tty.legacy_tiocsti`) and programs run as root:
-//! that half shows the attack is real, so the first half can fail.
+//! that half shows the attack is real, so the first half can fail. Last, as an ordinary user
+//! (`nobody`) whose own terminal it is, the attack is refused again.
 
 use std::fs;
 use std::io::Read;
@@ -19,20 +20,27 @@ use crate::support::{copy_tree, repo};
 
 /// What the shell on the terminal printed: everything the master side read until the shell
 /// and everything on the terminal had gone.
-fn mark_on_a_terminal(class: &Path, out: &Path, isolation: &str) -> String {
+fn mark_on_a_terminal(class: &Path, out: &Path, isolation: &str, as_nobody: bool) -> String {
     let (mut master, mut slave) = (-1, -1);
     // SAFETY: two out-parameters; no name, settings or size.
     let r = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
     assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
     // SAFETY: both fds were just made and belong to nobody else.
     let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
+    let mut bhgrade = format!("'{}'", assert_cmd::cargo::cargo_bin("bhgrade").display());
+    if as_nobody {
+        // The marker's terminal is then nobody's own, which a program of nobody's could open
+        // by its path but for Landlock.
+        std::os::unix::fs::fchown(&slave, Some(65534), Some(65534)).expect("chown the terminal");
+        let home = out.parent().expect("a parent").display();
+        bhgrade =
+            format!("setpriv --reuid=65534 --regid=65534 --clear-groups env HOME='{home}' TMPDIR='{home}' {bhgrade}");
+    }
     // `read -t 0` asks whether a typed line waits, without waiting for one.
     let script = format!(
-        "echo \"before=$(stty -g)\"; '{bhgrade}' mark --jobs 2 --isolation {isolation} --suite '{suite}' --out '{out}' \
+        "echo \"before=$(stty -g)\"; {bhgrade} mark --jobs 2 --isolation {isolation} --suite '{suite}' --out '{out}' \
          '{class}'; echo \"exit=$?\"; echo \"after=$(stty -g)\"; \
          if read -t 0; then read -r line; echo \"typed=[$line]\"; else echo typed=none; fi",
-        bhgrade = bhgrade.display(),
         suite = repo().join("fixtures/suites/hostile").display(),
         out = out.display(),
         class = class.display(),
@@ -78,22 +86,34 @@ fn no_build_or_run_types_into_or_reconfigures_the_markers_terminal() {
     let class = tmp.path().join("class");
     copy_tree(&repo().join("fixtures/hostile/terminal-inject"), &class.join("terminal-inject"));
 
-    let text = mark_on_a_terminal(&class, &tmp.path().join("out-auto"), "auto");
-    assert_eq!(field(&text, "exit"), "0", "{text}");
-    assert_eq!(field(&text, "typed"), "none", "a line was typed into the marker's shell:\n{text}");
-    assert!(!text.contains("bhgrade-hostile-INJECTED"), "{text}");
-    assert_eq!(field(&text, "before"), field(&text, "after"), "the terminal's settings changed:\n{text}");
-    let report = fs::read_to_string(tmp.path().join("out-auto/students/terminal-inject.json")).expect("report");
-    let report: serde_json::Value = serde_json::from_str(&report).expect("json");
-    assert_eq!(report["parts"][0]["tests"][0]["verdict"], "accepted", "{report:#}");
+    let contained = |out: &str, as_nobody: bool| {
+        let text = mark_on_a_terminal(&class, &tmp.path().join(out), "auto", as_nobody);
+        assert_eq!(field(&text, "exit"), "0", "{text}");
+        assert_eq!(field(&text, "typed"), "none", "a line was typed into the marker's shell:\n{text}");
+        assert!(!text.contains("bhgrade-hostile-INJECTED"), "{text}");
+        assert_eq!(field(&text, "before"), field(&text, "after"), "the terminal's settings changed:\n{text}");
+        let report = fs::read_to_string(tmp.path().join(out).join("students/terminal-inject.json")).expect("report");
+        let report: serde_json::Value = serde_json::from_str(&report).expect("json");
+        assert_eq!(report["parts"][0]["tests"][0]["verdict"], "accepted", "{report:#}");
+    };
+    contained("out-auto", false);
 
     let legacy = fs::read_to_string("/proc/sys/dev/tty/legacy_tiocsti").is_ok_and(|v| v.trim() == "1");
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
-    if !(legacy && root) {
+    if legacy && root {
+        let text = mark_on_a_terminal(&class, &tmp.path().join("out-off"), "off", false);
+        assert!(text.contains("bhgrade-hostile-INJECTED"), "--isolation off should let the attack through:\n{text}");
+    } else {
         println!("not shown here that the attack is real: needs root and dev.tty.legacy_tiocsti=1");
+    }
+    if !root {
+        println!("not shown here as an ordinary user: needs root to become nobody");
         return;
     }
-    let text = mark_on_a_terminal(&class, &tmp.path().join("out-off"), "off");
-    assert!(text.contains("bhgrade-hostile-INJECTED"), "--isolation off should let the attack through:\n{text}");
+    // An ordinary user's marking, on a terminal the run's own user could open but for the sandbox.
+    let chown = std::process::Command::new("chown").args(["-R", "65534:65534"]).arg(tmp.path()).status();
+    assert!(chown.is_ok_and(|s| s.success()), "chown the class for nobody");
+    std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    contained("out-nobody", true);
 }
