@@ -200,6 +200,12 @@ pub fn prepare(
         {
             Ok(Err(format!("the submission does not fit in its {} MiB of disk", sandbox.policy().disk_bytes >> 20)))
         }
+        // Folders nested past PATH_MAX (on the way in, or once copied under the scratch folder).
+        Err(BuildError::Io { source, .. }) if source.kind() == std::io::ErrorKind::InvalidFilename => Ok(Err(
+            "the submission nests its folders so deep that a path is longer than the system allows (4096 bytes): \
+             it cannot be copied"
+                .into(),
+        )),
         other => other,
     };
     if let Err(problem) = copied? {

@@ -89,7 +89,16 @@ pub(crate) fn content_hash(root: &Path) -> io::Result<String> {
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     for entry in WalkDir::new(root).follow_links(false).sort_by_file_name() {
-        let entry = entry?;
+        let entry = match entry {
+            Ok(entry) => entry,
+            // Folders nested past PATH_MAX: the copy refuses them as the student's doing; the
+            // hash only has to tell this tree from others.
+            Err(e) if e.io_error().is_some_and(|io| io.kind() == io::ErrorKind::InvalidFilename) => {
+                hasher.update(b"\0a path too long\0");
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         if !entry.file_type().is_file() {
             continue;
         }

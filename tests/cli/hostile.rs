@@ -516,3 +516,35 @@ fn strict_refuses_to_mark_without_every_layer() {
     unique.dedup();
     assert_eq!(unique, warnings, "each missing layer is named once");
 }
+
+/// A submission whose folders nest past PATH_MAX cannot be copied: the student's build fails
+/// and says why; the harness is not blamed (exit 0, no harness problem).
+#[test]
+fn a_tree_nested_past_path_max_is_the_students_failure() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let class = tmp.path().join("class");
+    copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &class.join("deep"));
+    // 200 folders of 24 letters: a path of some 5,000 bytes, made one level at a time.
+    let nest =
+        "for i in $(seq 200); do mkdir dddddddddddddddddddddddd && cd dddddddddddddddddddddddd || exit 1; done; : > f";
+    let made = std::process::Command::new("bash").arg("-c").arg(nest).current_dir(class.join("deep")).status();
+    assert!(made.is_ok_and(|s| s.success()), "make the deep tree");
+    let out = tmp.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--suite"])
+        .arg(repo().join("fixtures/suites/hostile"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("run bhgrade mark");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("students/deep.json")).expect("report")).expect("JSON");
+    assert_eq!(report["build"]["verdict"], "build_failed", "{report:#}");
+    assert!(report["build"]["detail"].as_str().unwrap_or_default().contains("longer than the system allows"));
+    // The fixture's own tree cannot be removed by a plain remove_dir_all either.
+    let _ = std::process::Command::new("rm").arg("-rf").arg(&class).status();
+}
