@@ -487,3 +487,18 @@ fn a_renamed_student_is_told_why() {
     let folder = prepare(&found[0], &config(), &tmp.path().join("scratch"), &sb).unwrap();
     assert!(!folder.build.detail.contains("marked as"), "{}", folder.build.detail);
 }
+
+#[test]
+fn a_build_that_removes_or_replaces_its_source_folder_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, src) = (tmp.path(), tmp.path().join("src"));
+    std::fs::create_dir(&src).unwrap();
+    assert_eq!(super::srcdir_gone(&src, root), None);
+    std::fs::remove_dir(&src).unwrap();
+    assert_eq!(super::srcdir_gone(&src, root).as_deref(), Some("removed src, where the tests run"));
+    std::os::unix::fs::symlink("/", &src).unwrap();
+    assert_eq!(super::srcdir_gone(&src, root).as_deref(), Some("replaced src with a link"));
+    std::fs::remove_file(&src).unwrap();
+    std::fs::write(&src, "").unwrap();
+    assert_eq!(super::srcdir_gone(&src, root).as_deref(), Some("replaced src with a file"));
+}
