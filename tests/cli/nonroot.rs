@@ -9,18 +9,31 @@ use std::path::Path;
 
 use crate::support::{copy_tree, repo};
 
-#[test]
-fn nobody_gets_the_right_verdicts() {
+/// `setpriv`, when this test runs as root and can become `nobody` with it; else says why not.
+fn setpriv_as_root(test: &str) -> Option<&'static str> {
     let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].into_iter().find(|p| Path::new(p).exists());
     // SAFETY: geteuid cannot fail.
-    let (Some(setpriv), true) = (setpriv, unsafe { libc::geteuid() } == 0) else {
-        println!("skipped: nobody_gets_the_right_verdicts: needs root (to become nobody) and setpriv");
-        return;
-    };
-    let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
+    let root = unsafe { libc::geteuid() } == 0;
+    if setpriv.is_none() || !root {
+        println!("skipped: {test}: needs root (to become nobody) and setpriv");
+        return None;
+    }
+    setpriv
+}
+
+/// A fresh folder anyone may pass through.
+fn open_folder() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().expect("tempdir");
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    tmp
+}
+
+#[test]
+fn nobody_gets_the_right_verdicts() {
+    let Some(setpriv) = setpriv_as_root("nobody_gets_the_right_verdicts") else { return };
+    let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
+    let tmp = open_folder();
     let base = tmp.path();
-    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).expect("chmod");
     let can_run = std::process::Command::new(setpriv)
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(&bhgrade)
@@ -75,16 +88,12 @@ fn nobody_gets_the_right_verdicts() {
 /// (to become `nobody`), `setpriv` and perl.
 #[test]
 fn nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc() {
-    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].into_iter().find(|p| Path::new(p).exists());
-    // SAFETY: geteuid cannot fail.
-    let (Some(setpriv), true) = (setpriv, unsafe { libc::geteuid() } == 0) else {
-        println!("skipped: nobody_marking_keeps_the_hostile_cases...: needs root (to become nobody) and setpriv");
+    let Some(setpriv) = setpriv_as_root("nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc") else {
         return;
     };
     let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = open_folder();
     let base = tmp.path();
-    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).expect("chmod");
     copy_tree(&repo().join("fixtures/suites/hostile"), &base.join("suite"));
     let cases = ["terminal-inject", "keyring-read", "ipc-exchange"];
     for case in cases {
