@@ -16,6 +16,8 @@
 //! (`mount` and the new mount API, `umount2`, `pivot_root`, `chroot`, `setns`, `unshare`, and
 //! `clone` with a namespace flag). `clone3`, whose flags live in memory a filter cannot read,
 //! fails with `ENOSYS`, so the C library falls back to `clone` (as Docker's default profile does).
+//! On x86_64 every x32 system call fails with `EPERM` too (their numbers would slip past the
+//! list), and a call of another architecture kills the process.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -25,17 +27,21 @@ use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule, TargetArch,
 };
 
-/// The two programs of the filter, in the order they are installed.
+/// The programs of the filter, in the order they are installed.
 pub(crate) struct Filter {
     /// The list above → `EPERM`.
     denied: BpfProgram,
     /// `clone3` → `ENOSYS`.
     no_clone3: BpfProgram,
+    /// On x86_64, every x32 system call → `EPERM`: their numbers carry bit 30, so none of the
+    /// rules above would match them on a kernel that has the x32 ABI. (A call of another
+    /// architecture, i386's `int 0x80`, kills the process: seccompiler checks the architecture.)
+    no_x32: BpfProgram,
 }
 
 impl std::fmt::Debug for Filter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Filter({} + {} instructions)", self.denied.len(), self.no_clone3.len())
+        write!(f, "Filter({} + {} + {} instructions)", self.denied.len(), self.no_clone3.len(), self.no_x32.len())
     }
 }
 
@@ -133,7 +139,31 @@ fn build() -> Result<Filter, String> {
     rules.insert(libc::SYS_clone, clones);
     let denied = compile(rules, libc::EPERM, arch)?;
     let no_clone3 = compile([(libc::SYS_clone3, Vec::new())].into_iter().collect(), libc::ENOSYS, arch)?;
-    Ok(Filter { denied, no_clone3 })
+    Ok(Filter { denied, no_clone3, no_x32: no_x32() })
+}
+
+/// x86_64: a system call numbered past `__X32_SYSCALL_BIT` fails with `EPERM`.
+#[cfg(target_arch = "x86_64")]
+fn no_x32() -> BpfProgram {
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    const AUDIT_ARCH_X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+    // Offsets in struct seccomp_data: the number, then the architecture.
+    let (nr, arch) = (0, 4);
+    let statement = |code: u32, k: u32| seccompiler::sock_filter { code: code as u16, jt: 0, jf: 0, k };
+    let jump = |code: u32, k: u32, jt: u8, jf: u8| seccompiler::sock_filter { code: code as u16, jt, jf, k };
+    vec![
+        statement(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, arch),
+        jump(libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, AUDIT_ARCH_X86_64, 0, 2),
+        statement(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, nr),
+        jump(libc::BPF_JMP | libc::BPF_JGE | libc::BPF_K, X32_SYSCALL_BIT, 1, 0),
+        statement(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ALLOW),
+        statement(libc::BPF_RET | libc::BPF_K, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
+    ]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn no_x32() -> BpfProgram {
+    Vec::new()
 }
 
 /// The filter, compiled at the first call (in the harness, before any fork), or why it cannot be.
@@ -149,7 +179,10 @@ pub(crate) fn filter() -> Result<&'static Filter, String> {
 /// # Safety
 /// Between fork and exec only, or in a process that may lose these system calls for good.
 pub(crate) unsafe fn install(filter: &Filter) -> io::Result<()> {
-    for program in [&filter.denied, &filter.no_clone3] {
+    for program in [&filter.denied[..], &filter.no_clone3[..], &filter.no_x32[..]] {
+        if program.is_empty() {
+            continue;
+        }
         let prog = libc::sock_fprog { len: program.len() as u16, filter: program.as_ptr() as *mut libc::sock_filter };
         let r = libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0u32, &prog as *const libc::sock_fprog);
         if r != 0 {
