@@ -187,6 +187,7 @@ pub(crate) unsafe fn become_program(
     exec: &Raw,
     landlock: Option<RawFd>,
     seccomp: Option<&super::seccomp::Filter>,
+    own_proc: bool,
 ) -> i32 {
     let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
     for r in exec.rlimits {
@@ -200,6 +201,11 @@ pub(crate) unsafe fn become_program(
         return errno();
     }
     if let Some(fd) = landlock {
+        if own_proc {
+            if let Err(e) = super::landlock::allow_reading(fd, c"/proc") {
+                return e.raw_os_error().unwrap_or(libc::EIO);
+            }
+        }
         if let Err(e) = super::landlock::restrict_self(fd) {
             return e.raw_os_error().unwrap_or(libc::EIO);
         }

@@ -190,3 +190,25 @@ fn a_supervisor_killed_from_outside_is_a_harness_failure_not_the_programs() {
         }
     });
 }
+
+#[test]
+fn a_run_lists_only_its_own_processes_in_proc() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(&sb.own_proc, "own /proc", "a_run_lists_only_its_own_processes_in_proc") {
+        return;
+    }
+    let host = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
+        .count();
+    // Its init, the shell, and ls (or cat): a handful, never the machine's.
+    let script =
+        "ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/net/dev | grep -c ':'";
+    let out = lines(&sb, tmp.path(), script);
+    let listed: usize = out[0].parse().unwrap();
+    assert!(listed <= 5 && listed < host, "the run lists {listed} processes (the machine has {host}): {out:?}");
+    assert_eq!(out[2], "1", "only the loopback device of the run's network namespace: {out:?}");
+    let still = std::fs::read_dir("/proc").unwrap().count();
+    assert!(still > listed, "the run's /proc leaked into the harness's mount namespace");
+}

@@ -174,6 +174,28 @@ impl Ruleset {
     }
 }
 
+/// Grant reading beneath `path` in a ruleset, from the child (a `/proc` mounted there after
+/// the ruleset was built: a rule on the `/proc` underneath does not reach it, since Landlock's
+/// walk up from a mount's root skips the mount point when that is itself another mount's root).
+/// Async-signal-safe: three system calls.
+///
+/// # Safety
+/// `fd` must be a Landlock ruleset fd.
+pub(crate) unsafe fn allow_reading(fd: RawFd, path: &std::ffi::CStr) -> io::Result<()> {
+    let handle = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+    if handle < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let rule = PathBeneathAttr { allowed_access: READ_FILE | READ_DIR, parent_fd: handle };
+    let r = libc::syscall(libc::SYS_landlock_add_rule, fd, RULE_PATH_BENEATH, &rule as *const PathBeneathAttr, 0u32);
+    let err = io::Error::last_os_error();
+    libc::close(handle);
+    if r != 0 {
+        return Err(err);
+    }
+    Ok(())
+}
+
 /// Apply a ruleset to the calling process (and everything it will start). Needs
 /// `no_new_privs` (or CAP_SYS_ADMIN). Async-signal-safe: one system call.
 ///

@@ -115,6 +115,25 @@ impl Sandbox {
             ),
             Err(why) => layer("ipc namespace", false, true, format!("{why}{}", namespace_hint())),
         });
+        layers.push(match (&self.own_proc, &self.pidns) {
+            (Ok(()), Ok(())) => layer(
+                "own /proc",
+                true,
+                false,
+                "a /proc of the run's own PID namespace, in a mount namespace made when the run starts: it lists \
+                 the run's processes only, not the marker's or other students' runs"
+                    .into(),
+            ),
+            (Err(why), _) | (Ok(()), Err(why)) => layer(
+                "own /proc",
+                false,
+                false,
+                format!(
+                    "{why}: a run's /proc lists every process of the machine (with their command lines); Landlock \
+                     still keeps their files, environment and memory out of reach"
+                ),
+            ),
+        });
         layers.push(self.terminal_layer());
         layers.push(match &self.keyring {
             Ok(()) => layer(

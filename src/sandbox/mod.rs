@@ -56,6 +56,7 @@ mod io;
 mod isolation_tests;
 mod landlock;
 mod layers;
+mod own_proc;
 mod parked;
 mod policy;
 mod pool;
@@ -348,6 +349,8 @@ pub struct Sandbox {
     netns: Result<(), String>,
     pidns: Result<(), String>,
     ipcns: Result<(), String>,
+    /// Whether each run gets a `/proc` of its own PID namespace.
+    own_proc: Result<(), String>,
     /// The filter every program gets, proven on this kernel.
     seccomp: Result<&'static seccomp::Filter, String>,
     /// Whether the kernel has keyrings (each run then gets a session keyring of its own).
@@ -415,6 +418,7 @@ impl Sandbox {
             netns: if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() },
             pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
             ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
+            own_proc: if policy.own_proc && policy.pid_namespace { own_proc::probe() } else { disabled() },
             seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
             keyring: procs::probe_keyring(),
             quota: if policy.disk_quota { quota::probe(&scratch_root) } else { disabled() },
@@ -459,6 +463,7 @@ impl Sandbox {
                     report_fd: -1,
                     harness: std::process::id() as i32,
                     seccomp: self.seccomp.as_ref().ok().copied(),
+                    own_proc: self.pidns.is_ok() && self.own_proc.is_ok(),
                 },
             })
         })

@@ -376,7 +376,8 @@ impl Child<'_> {
             rlimits: &self.rlimits[..],
             run_as,
         };
-        fail(child::become_program(&raw, landlock, self.plan.seccomp))
+        let own_proc = self.plan.own_proc && self.plan.unshare & libc::CLONE_NEWPID != 0;
+        fail(child::become_program(&raw, landlock, self.plan.seccomp, own_proc))
     }
 
     /// The run: its message in `buf` and its fds (close-on-exec), or `None` when the harness

@@ -81,6 +81,9 @@ pub struct Policy {
     /// Give each run its own PID namespace (its supervisor's init dies last and takes every
     /// process of the run with it); without one, the supervisor is a child subreaper.
     pub pid_namespace: bool,
+    /// Give each run with a PID namespace a `/proc` of its own (a mount namespace made when the
+    /// run starts) where the machine allows it.
+    pub own_proc: bool,
     /// Give each run its own IPC namespace (SysV objects and POSIX message queues of its own,
     /// gone with the run) when the machine allows it.
     pub isolate_ipc: bool,
@@ -138,6 +141,7 @@ impl Policy {
             isolate_network: on,
             pid_namespace: on,
             isolate_ipc: on,
+            own_proc: on,
             landlock: on,
             seccomp: on,
             disk_quota: on,
