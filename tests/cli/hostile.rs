@@ -340,7 +340,10 @@ impl Drop for MarkerKey {
 /// data; removed when dropped.
 /// Tests that make it run one at a time: there is one key, and the first to finish would remove
 /// the other's segment.
-pub(crate) struct MarkerSegment(libc::c_int, std::sync::MutexGuard<'static, ()>);
+pub(crate) struct MarkerSegment {
+    id: libc::c_int,
+    _alone: std::sync::MutexGuard<'static, ()>,
+}
 
 static ONE_SEGMENT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -358,14 +361,14 @@ impl MarkerSegment {
             assert!(at as isize != -1, "shmat: {}", std::io::Error::last_os_error());
             std::ptr::copy_nonoverlapping(Self::SECRET.as_ptr(), at.cast::<u8>(), Self::SECRET.len());
             libc::shmdt(at);
-            MarkerSegment(id, alone)
+            MarkerSegment { id, _alone: alone }
         }
     }
 
     pub(crate) fn read(&self) -> Vec<u8> {
         // SAFETY: attached read-only, read within the segment, detached.
         unsafe {
-            let at = libc::shmat(self.0, std::ptr::null(), libc::SHM_RDONLY);
+            let at = libc::shmat(self.id, std::ptr::null(), libc::SHM_RDONLY);
             assert!(at as isize != -1, "shmat: {}", std::io::Error::last_os_error());
             let bytes = std::slice::from_raw_parts(at.cast::<u8>(), Self::SECRET.len()).to_vec();
             libc::shmdt(at);
@@ -377,7 +380,7 @@ impl MarkerSegment {
 impl Drop for MarkerSegment {
     fn drop(&mut self) {
         // SAFETY: removing a segment this test made.
-        unsafe { libc::shmctl(self.0, libc::IPC_RMID, std::ptr::null_mut()) };
+        unsafe { libc::shmctl(self.id, libc::IPC_RMID, std::ptr::null_mut()) };
     }
 }
 
