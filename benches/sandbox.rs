@@ -34,6 +34,7 @@ fn steps() -> Vec<Step> {
     vec![
         ("sandbox: process group, supervisor (subreaper), rlimits, pipes", None, |_| {}),
         ("+ PID namespace", Some("supervisor"), |p| p.pid_namespace = true),
+        ("+ own /proc", Some("own /proc"), |p| p.own_proc = true),
         ("+ network namespace", Some("network namespace"), |p| p.isolate_network = true),
         ("+ IPC namespace", Some("ipc namespace"), |p| p.isolate_ipc = true),
         ("+ cgroups (memory, pids)", Some("cgroup memory"), |p| p.use_cgroups = true),
