@@ -556,3 +556,70 @@ fn a_tree_nested_past_path_max_is_the_students_failure() {
     // The fixture's own tree cannot be removed by a plain remove_dir_all either.
     let _ = std::process::Command::new("rm").arg("-rf").arg(&class).status();
 }
+
+/// A run whose supervisor is killed from outside (an administrator, the system's OOM killer) is
+/// not the student's: bhgrade runs it again, and the student gets the verdict of a run that
+/// was watched to its end (here accepted), with no harness problem and exit 0.
+#[test]
+fn a_run_whose_supervisor_is_killed_from_outside_is_run_again() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let tag = format!("bhgrade-lost-{}", std::process::id());
+    let src = tmp.path().join("class/waits/src");
+    fs::create_dir_all(&src).expect("mkdir");
+    fs::write(src.join("build.sh"), "javac -J-XX:TieredStopAtLevel=1 BHMain.java\n").expect("build.sh");
+    let program = format!(
+        "public class BHMain {{ public static void main(String[] a) throws Exception {{ \
+         new ProcessBuilder(\"sh\", \"-c\", \"sleep 0.5; :\", \"{tag}\").start().waitFor(); \
+         System.out.println(\"0\"); }} }}\n"
+    );
+    fs::write(src.join("BHMain.java"), program).expect("BHMain.java");
+    let out = tmp.path().join("out");
+    let mut marking = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"))
+        .args(["mark", "--jobs", "1", "--suite"])
+        .arg(repo().join("fixtures/suites/hostile"))
+        .arg("--out")
+        .arg(&out)
+        .arg(tmp.path().join("class"))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start bhgrade");
+    let harness = marking.id() as i32;
+    let parent = |pid: i32| -> i32 {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
+    };
+    // The tagged shell's ancestors up to bhgrade: the last before it is the run's supervisor.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let supervisor = loop {
+        let shell = fs::read_dir("/proc").expect("/proc").flatten().find_map(|e| {
+            let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
+            let cmdline = fs::read(e.path().join("cmdline")).ok()?;
+            cmdline.split(|&b| b == 0).any(|arg| arg == tag.as_bytes()).then_some(pid)
+        });
+        let mut chain = shell.map_or(Vec::new(), |pid| vec![pid]);
+        while let Some(&last) = chain.last() {
+            let up = parent(last);
+            if up <= 1 || up == harness || chain.len() > 8 {
+                break;
+            }
+            chain.push(up);
+        }
+        if chain.len() > 1 && parent(*chain.last().expect("a chain")) == harness {
+            break chain.last().copied();
+        }
+        if Instant::now() > deadline {
+            break None;
+        }
+        std::thread::yield_now();
+    };
+    let supervisor = supervisor.expect("the run started under a supervisor of bhgrade's");
+    // SAFETY: kill(2) has no memory-safety preconditions.
+    unsafe { libc::kill(supervisor, libc::SIGKILL) };
+    let output = marking.wait_with_output().expect("bhgrade ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("harness problem"), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("students/waits.json")).expect("report")).expect("JSON");
+    assert_eq!(report["parts"][0]["tests"][0]["verdict"], "accepted", "{report:#}");
+}
