@@ -574,7 +574,7 @@ fn a_run_whose_supervisor_is_killed_from_outside_is_run_again() {
     );
     fs::write(src.join("BHMain.java"), program).expect("BHMain.java");
     let out = tmp.path().join("out");
-    let mut marking = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"))
+    let marking = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"))
         .args(["mark", "--jobs", "1", "--suite"])
         .arg(repo().join("fixtures/suites/hostile"))
         .arg("--out")
