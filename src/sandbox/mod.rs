@@ -2,16 +2,19 @@
 //!
 //! A [`Sandbox`] is probed once per marking run ([`Sandbox::probe_with`], with a [`Policy`] made
 //! from an [`Isolation`] mode): it finds out which isolation mechanisms this machine offers
-//! (cgroup v1 or v2 memory, pids, cpuset and CPU-time accounting, PID and network namespaces,
-//! Landlock, an unprivileged user, a pidfd) and reports them as [`Layer`]s. Then
+//! (cgroup v1 or v2 memory, pids, cpuset and CPU-time accounting, PID, network and IPC
+//! namespaces, a `/proc` of the run's own, keyrings, seccomp, Landlock, an unprivileged user,
+//! a disk of each submission's own, a pidfd) and reports them as [`Layer`]s. Then
 //! [`Sandbox::run`] may be called from many threads at once; each call:
 //!
 //! - makes a fresh run folder (the program's `HOME` and `TMPDIR`) and removes it afterwards;
-//! - hands the run to a per-run supervisor parked ahead of time in its own process group, cgroup
-//!   and namespaces (`sandbox/parked.rs`, `sandbox/pool.rs`), which pins itself to the run's
-//!   CPUs when no cpuset does, and starts the program with a cleared environment, resource
-//!   limits, a Landlock ruleset that leaves it only its scratch copy to write, and an
-//!   unprivileged user (the supervisor's design is described in `sandbox/supervisor.rs`);
+//! - hands the run to a per-run supervisor parked ahead of time in its own session (no
+//!   controlling terminal), process group, cgroup and namespaces (`sandbox/parked.rs`,
+//!   `sandbox/pool.rs`), which pins itself to the run's CPUs when no cpuset does, and starts
+//!   the program with a cleared environment, resource limits, a Landlock ruleset that leaves it
+//!   only its scratch copy to write and five device files, an unprivileged user, a session
+//!   keyring of its own and the seccomp filter (the supervisor's design is described in
+//!   `sandbox/supervisor.rs`);
 //! - feeds `stdin` through a pipe and reads stdout and stderr with a byte cap, all from one
 //!   `poll` loop on the calling thread, so that no pipe can block the run past its limits;
 //! - checks the CPU time of the run's whole process tree every few dozen milliseconds and
@@ -278,30 +281,6 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// A program that could not be started because of what the student did (its working
-    /// folder removed, or made a link out of the copy): as a shell reports a command it cannot
-    /// run, exit status 127, with the reason on stderr.
-    pub(crate) fn not_started(why: &str) -> RunOutcome {
-        RunOutcome {
-            exit: Exit::Code(127),
-            wall_limit_hit: false,
-            cpu_limit_hit: false,
-            memory_limit_hit: false,
-            stdout: Vec::new(),
-            stderr: format!("bhgrade: {why}\n").into_bytes(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            wall: Duration::ZERO,
-            cpu: Duration::ZERO,
-            cpu_source: CpuSource::Rusage,
-            memory_source: MemorySource::Resident,
-            peak_rss_kb: 0,
-            memory_peak_bytes: None,
-            leftovers_killed: false,
-            stdin_unwritten: 0,
-        }
-    }
-
     /// stdout or stderr went past the output cap.
     pub fn output_limit_hit(&self) -> bool {
         self.stdout_truncated || self.stderr_truncated

@@ -15,7 +15,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-/// A folder of one submission's, with its own size limit where [`Quota`] could be had; removed
+/// A folder of one submission's, with its own size limit where the machine allows one; removed
 /// (and its tmpfs detached) when dropped.
 #[derive(Debug)]
 pub struct PrivateFolder {

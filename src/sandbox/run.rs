@@ -230,7 +230,7 @@ fn start(
 pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOutcome, SandboxError> {
     let place = sb.working_folder(&cmd.cwd);
     if let WorkingFolder::Escapes(why) = &place {
-        return Ok(RunOutcome::not_started(why));
+        return Ok(not_started(why));
     }
     let folder = RunFolder::new(&sb.scratch_root, sb.run_as())?;
     let (exec, cpuset, ruleset) = prepare(sb, cmd, limits, &folder, &place)?;
@@ -247,6 +247,30 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
         return Err(SandboxError::ScratchFull { path: sb.scratch_root.clone() });
     }
     outcome(limits, started, watched, ended, pump, !measure_memory)
+}
+
+/// A program that could not be started because of what the student did (its working
+/// folder removed, or made a link out of the copy): as a shell reports a command it cannot
+/// run, exit status 127, with the reason on stderr.
+fn not_started(why: &str) -> RunOutcome {
+    RunOutcome {
+        exit: Exit::Code(127),
+        wall_limit_hit: false,
+        cpu_limit_hit: false,
+        memory_limit_hit: false,
+        stdout: Vec::new(),
+        stderr: format!("bhgrade: {why}\n").into_bytes(),
+        stdout_truncated: false,
+        stderr_truncated: false,
+        wall: Duration::ZERO,
+        cpu: Duration::ZERO,
+        cpu_source: CpuSource::Rusage,
+        memory_source: MemorySource::Resident,
+        peak_rss_kb: 0,
+        memory_peak_bytes: None,
+        leftovers_killed: false,
+        stdin_unwritten: 0,
+    }
 }
 
 /// What a run gets, made before it starts: the exec recipe (arguments with staged inputs, the
