@@ -39,14 +39,14 @@ pub(crate) unsafe fn mount_own_proc() -> io::Result<()> {
 pub(crate) fn probe() -> Result<(), String> {
     let flags = super::procs::unshare_flags(libc::CLONE_NEWPID);
     // SAFETY: both children make only system calls and exit.
-    let pid = unsafe { super::supervisor::clone_process() }.map_err(|e| format!("fork: {e}"))?;
+    let pid = unsafe { super::procs::clone_process() }.map_err(|e| format!("fork: {e}"))?;
     if pid == 0 {
         // SAFETY: in the child, which exits below.
         unsafe {
             if libc::unshare(flags) != 0 {
                 libc::_exit(100);
             }
-            let Ok(init) = super::supervisor::clone_process() else { libc::_exit(101) };
+            let Ok(init) = super::procs::clone_process() else { libc::_exit(101) };
             if init == 0 {
                 let code = match mount_own_proc() {
                     Ok(()) if libc::getpid() == 1 => 0,

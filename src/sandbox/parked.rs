@@ -85,7 +85,7 @@ pub(crate) fn park(plan: supervisor::SplitSpec, cgroup: Option<RunCgroup>, capac
     let mut ptrs: Vec<*const libc::c_char> = vec![std::ptr::null(); capacity + 8];
     let mut rlimits: Vec<Rlimit> = Vec::with_capacity(MAX_RLIMITS);
     // SAFETY: a plain fork; the child runs `Child::run` only, which never returns.
-    let pid = unsafe { supervisor::clone_process()? };
+    let pid = unsafe { super::procs::clone_process()? };
     if pid == 0 {
         let child = Child {
             plan,

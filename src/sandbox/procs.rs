@@ -150,6 +150,15 @@ pub(crate) fn unshare_flags(wanted: libc::c_int) -> libc::c_int {
     }
 }
 
+/// A new process sharing nothing (a fork without the C library's fork handlers).
+pub(crate) unsafe fn clone_process() -> io::Result<libc::pid_t> {
+    let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0usize, 0usize, 0usize, 0usize);
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(pid as libc::pid_t)
+}
+
 /// Whether this kernel has keyrings (`keyctl` on the session keyring answers).
 pub(crate) fn probe_keyring() -> Result<(), String> {
     // KEYCTL_GET_KEYRING_ID of KEY_SPEC_SESSION_KEYRING, without creating one.
@@ -166,7 +175,7 @@ pub(crate) fn probe_keyring() -> Result<(), String> {
 /// that becomes the user (root only); best effort, as there is nobody to tell.
 pub(crate) fn clear_keyrings_of(ids: super::RunAs) {
     // SAFETY: the child makes only system calls and exits.
-    let Ok(pid) = (unsafe { super::supervisor::clone_process() }) else { return };
+    let Ok(pid) = (unsafe { clone_process() }) else { return };
     if pid == 0 {
         // SAFETY: in the child, which exits at once; KEYCTL_CLEAR (7) of KEY_SPEC_USER_KEYRING
         // (-4) and KEY_SPEC_USER_SESSION_KEYRING (-5).

@@ -43,7 +43,7 @@ impl Drop for PrivateFolder {
         }
         let path = dir.path().to_path_buf();
         if dir.close().is_err() {
-            super::scratch::make_writable(&path);
+            crate::fsutil::make_writable(&path);
             let _ = std::fs::remove_dir_all(&path);
         }
     }

@@ -99,23 +99,11 @@ impl RunFolder {
         if dir.close().is_ok() {
             return Ok(());
         }
-        make_writable(&path);
+        crate::fsutil::make_writable(&path);
         match fs::remove_dir_all(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(source) => Err(SandboxError::Scratch { path, source }),
-        }
-    }
-}
-
-pub(crate) fn make_writable(dir: &Path) {
-    let _ = fs::set_permissions(dir, fs::Permissions::from_mode(0o700));
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            make_writable(&entry.path());
         }
     }
 }
@@ -357,7 +345,7 @@ fn remove_forcibly(path: &Path) -> io::Result<()> {
     match fs::remove_dir_all(path) {
         Ok(()) => Ok(()),
         Err(_) => {
-            make_writable(path);
+            crate::fsutil::make_writable(path);
             fs::remove_dir_all(path)
         }
     }

@@ -197,7 +197,7 @@ pub(crate) unsafe fn install(filter: &Filter) -> io::Result<()> {
 pub(crate) fn probe() -> Result<&'static Filter, String> {
     let filter = filter()?;
     // SAFETY: the child makes only system calls and exits.
-    let pid = unsafe { super::supervisor::clone_process() }.map_err(|e| format!("fork: {e}"))?;
+    let pid = unsafe { super::procs::clone_process() }.map_err(|e| format!("fork: {e}"))?;
     if pid == 0 {
         // SAFETY: in the child, which exits below whatever happens.
         unsafe {

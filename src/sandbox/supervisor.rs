@@ -101,15 +101,6 @@ fn check(r: libc::c_int) -> io::Result<()> {
     }
 }
 
-/// A new process sharing nothing (a fork without the C library's fork handlers).
-pub(crate) unsafe fn clone_process() -> io::Result<libc::pid_t> {
-    let pid = libc::syscall(libc::SYS_clone, libc::SIGCHLD as libc::c_ulong, 0usize, 0usize, 0usize, 0usize);
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(pid as libc::pid_t)
-}
-
 /// Write "`inside` `outside` 1" to a map file of /proc/self.
 unsafe fn write_map(path: &CStr, id: u32) -> io::Result<()> {
     let mut line = [0u8; 32];
@@ -229,7 +220,7 @@ pub(crate) unsafe fn split(plan: &SplitSpec, before: &libc::sigset_t) -> io::Res
     if libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
         return Err(io::Error::last_os_error());
     }
-    let child = clone_process()?;
+    let child = super::procs::clone_process()?;
     if child == 0 {
         if plan.pid_namespace() {
             // No way to report but to end: the run then has no status, a harness failure (the
@@ -237,7 +228,7 @@ pub(crate) unsafe fn split(plan: &SplitSpec, before: &libc::sigset_t) -> io::Res
             if plan.own_proc && super::own_proc::mount_own_proc().is_err() {
                 libc::_exit(2);
             }
-            let program = clone_process()?;
+            let program = super::procs::clone_process()?;
             if program != 0 {
                 init(program, status_pipe[1]);
             }

@@ -1,6 +1,7 @@
-//! Watching a started run until its program exits: the [`Running`] supervisor, its pipes and
-//! the run's [`Limits`] → what was [`Watched`] (when it exited, which limits stopped it, its peak
-//! memory without a cgroup, how long the harness itself was stopped meanwhile).
+//! Watching a started run until its program exits: the [`Running`] supervisor (which kills and
+//! reaps the whole run if it is dropped early), its pipes and the run's [`Limits`] → what was
+//! [`Watched`] (when it exited, which limits stopped it, its peak memory without a cgroup, how
+//! long the harness itself was stopped meanwhile).
 //!
 //! The CPU time of the whole run is read every few dozen milliseconds, and the run is killed
 //! once it is past the CPU limit. Killing spares the supervisor at first (it must live to sweep
@@ -11,9 +12,84 @@
 
 use std::time::{Duration, Instant};
 
+use super::cgroup::RunCgroup;
 use super::io::{ExitWatch, Pump};
-use super::run::Running;
+use super::procs;
 use super::{Limits, SandboxError};
+
+/// The spawned supervisor until it is reaped; dropping it early (on a harness error) kills
+/// the whole run and reaps it, so that no error path leaks processes.
+pub(crate) struct Running {
+    pub(crate) pid: i32,
+    /// The supervisor's only child is the init of the run's PID namespace.
+    pub(crate) init: bool,
+    pub(crate) cgroup: Option<RunCgroup>,
+    pub(crate) reaped: bool,
+}
+
+impl Running {
+    /// CPU time of the whole run so far: its cgroup's, else the supervisor's tree in /proc.
+    pub(crate) fn tree_cpu(&self) -> Duration {
+        match self.cgroup.as_ref().and_then(RunCgroup::cpu_time) {
+            Some(cpu) => cpu,
+            None => procs::tree_cpu(self.pid),
+        }
+    }
+
+    /// The supervisor and, with a PID namespace, its init: the run's own processes, which a
+    /// kill spares at first and whose memory is not the program's.
+    fn spared(&self) -> Vec<i32> {
+        std::iter::once(self.pid).chain(if self.init { procs::children(self.pid) } else { Vec::new() }).collect()
+    }
+
+    /// Resident memory of the program's processes (every process of the run's tree but the
+    /// supervisor and its init), without a memory cgroup: the cheap per-process counters, and
+    /// when their sum is over `limit`, the proportional figure (pages shared after a fork
+    /// counted once) that decides.
+    pub(crate) fn tree_memory(&self, limit: u64) -> u64 {
+        let spared = self.spared();
+        let mut pids = procs::tree(self.pid);
+        pids.retain(|p| !spared.contains(p));
+        let quick = procs::memory_of(&pids, false);
+        if quick <= limit {
+            return quick;
+        }
+        procs::memory_of(&pids, true)
+    }
+
+    pub(crate) fn signal_all(&self, sig: i32) {
+        procs::signal_group(self.pid, sig);
+        if let Some(cg) = &self.cgroup {
+            cg.signal_all(sig);
+        }
+    }
+
+    /// SIGKILL every process of the run but the supervisor and, with a PID namespace, its init,
+    /// which then kills and reaps the rest of the namespace (so that their CPU time is counted).
+    pub(crate) fn kill_all_but_supervisor(&self) {
+        let spared = self.spared();
+        let mut pids = procs::group_members(self.pid, self.pid);
+        if let Some(cg) = &self.cgroup {
+            pids.extend(cg.members());
+        }
+        pids.retain(|p| !spared.contains(p));
+        for pid in pids {
+            // SAFETY: kill(2) has no memory-safety preconditions.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.signal_all(libc::SIGKILL);
+            // SAFETY: kill(2) has no memory-safety preconditions.
+            unsafe { libc::kill(self.pid, libc::SIGKILL) };
+            let _ = procs::reap(self.pid);
+        }
+    }
+}
 
 /// How much more wall-clock time a run still computing at its wall limit is given at a time.
 const WALL_EXTENSION: Duration = Duration::from_secs(1);
