@@ -42,14 +42,7 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
-            if c.is_control() && !matches!(c, '\t' | '\r' | '\n') {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            } else if is_bidi_control(c) {
-                // Invisible, and they reorder the text around them on a terminal or a web page.
-                out.push_str(&format!("\\u{{{:04x}}}", c as u32));
-            } else {
-                out.push(c);
-            }
+            push_inert(&mut out, c, &['\t', '\r', '\n']);
         }
         for byte in chunk.invalid() {
             out.push_str(&format!("\\x{byte:02x}"));
@@ -74,15 +67,21 @@ pub fn terminal(text: &str) -> String {
             out.push_str(&format!("… ({rest} more characters)"));
             break;
         }
-        if c.is_control() && !matches!(c, '\n' | '\t') {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        } else if is_bidi_control(c) {
-            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
+        push_inert(&mut out, c, &['\n', '\t']);
     }
     out
+}
+
+/// Push `c`, or, for a control character not in `kept`, `\xNN`, and for a direction mark or
+/// override `\u{…}` (invisible, and they reorder the text around them on a terminal or a page).
+fn push_inert(out: &mut String, c: char, kept: &[char]) {
+    if c.is_control() && !kept.contains(&c) {
+        out.push_str(&format!("\\x{:02x}", c as u32));
+    } else if is_bidi_control(c) {
+        out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+    } else {
+        out.push(c);
+    }
 }
 
 /// The Unicode marks and overrides of text direction (`U+202E` shows what follows backwards).

@@ -453,12 +453,7 @@ impl Sandbox {
     /// to its own run folder (`HOME`) under Landlock. `build::prepare` declares its copies;
     /// copies that no longer exist are forgotten.
     pub fn add_copy(&self, dir: &Path) {
-        let Ok(dir) = dir.canonicalize() else { return };
-        let mut copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
-        copies.retain(|d| d.exists());
-        if !copies.contains(&dir) {
-            copies.push(dir);
-        }
+        remember(&self.copies, dir);
     }
 
     /// A fresh folder for one submission's copy, build and scratch in `parent`: on a tmpfs of
@@ -470,12 +465,7 @@ impl Sandbox {
     /// Declare a folder every program may read but none may write (a stacscheck tree's one
     /// copy, outside every submission's, which no student can rename or change).
     pub fn add_readable(&self, dir: &Path) {
-        let Ok(dir) = dir.canonicalize() else { return };
-        let mut readable = self.readable.lock().unwrap_or_else(|e| e.into_inner());
-        readable.retain(|d| d.exists());
-        if !readable.contains(&dir) {
-            readable.push(dir);
-        }
+        remember(&self.readable, dir);
     }
 
     /// Where `cwd` is: beneath a declared copy without a link on the way, outside every copy,
@@ -542,6 +532,17 @@ impl Sandbox {
             };
         }
         Err("programs run as the harness's own user, whose every process would count".into())
+    }
+}
+
+/// Add `dir` (as its real path) to a list of declared folders once, forgetting those that no
+/// longer exist.
+fn remember(folders: &Mutex<Vec<PathBuf>>, dir: &Path) {
+    let Ok(dir) = dir.canonicalize() else { return };
+    let mut folders = folders.lock().unwrap_or_else(|e| e.into_inner());
+    folders.retain(|d| d.exists());
+    if !folders.contains(&dir) {
+        folders.push(dir);
     }
 }
 

@@ -38,38 +38,24 @@ pub(crate) unsafe fn mount_own_proc() -> io::Result<()> {
 /// of that namespace, mounts its `/proc`.
 pub(crate) fn probe() -> Result<(), String> {
     let flags = super::procs::unshare_flags(libc::CLONE_NEWPID);
-    // SAFETY: both children make only system calls and exit.
-    let pid = unsafe { super::procs::clone_process() }.map_err(|e| format!("fork: {e}"))?;
-    if pid == 0 {
-        // SAFETY: in the child, which exits below.
-        unsafe {
+    // SAFETY: system calls only, in both children.
+    let ended = unsafe {
+        super::procs::in_child(|| {
             if libc::unshare(flags) != 0 {
-                libc::_exit(100);
+                return 100;
             }
-            let Ok(init) = super::procs::clone_process() else { libc::_exit(101) };
-            if init == 0 {
-                let code = match mount_own_proc() {
-                    Ok(()) if libc::getpid() == 1 => 0,
-                    Ok(()) => 102,
-                    Err(e) => e.raw_os_error().unwrap_or(libc::EIO).min(99),
-                };
-                libc::_exit(code);
+            let init = super::procs::in_child(|| match mount_own_proc() {
+                Ok(()) if libc::getpid() == 1 => 0,
+                Ok(()) => 102,
+                Err(e) => e.raw_os_error().unwrap_or(libc::EIO).min(99),
+            });
+            match init {
+                Ok(super::Exit::Code(code)) => code,
+                Ok(super::Exit::Signal(_)) | Err(_) => 103,
             }
-            let mut status = 0;
-            loop {
-                let r = libc::waitpid(init, &mut status, 0);
-                if r == init {
-                    break;
-                }
-                if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                    libc::_exit(104);
-                }
-            }
-            libc::_exit(if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { 103 });
-        }
-    }
-    let reaped = super::procs::reap(pid).map_err(|e| format!("waiting for the probe: {e}"))?;
-    match reaped.exit {
+        })
+    };
+    match ended.map_err(|e| format!("the probe: {e}"))? {
         super::Exit::Code(0) => Ok(()),
         super::Exit::Code(100) => Err("no PID namespace to mount a /proc of".into()),
         super::Exit::Code(errno @ 1..=99) => {

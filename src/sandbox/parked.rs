@@ -376,8 +376,7 @@ impl Child<'_> {
             rlimits: &self.rlimits[..],
             run_as,
         };
-        let own_proc = self.plan.own_proc && self.plan.unshare & libc::CLONE_NEWPID != 0;
-        fail(child::become_program(&raw, landlock, self.plan.seccomp, own_proc))
+        fail(child::become_program(&raw, landlock, self.plan.seccomp, self.plan.own_proc))
     }
 
     /// The run: its message in `buf` and its fds (close-on-exec), or `None` when the harness

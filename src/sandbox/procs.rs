@@ -170,25 +170,41 @@ pub(crate) fn probe_keyring() -> Result<(), String> {
     Ok(())
 }
 
+/// Run `body` in a throwaway child (a clone without the C library's fork handlers), which exits
+/// with what it returns, and reap it: how it ended.
+///
+/// # Safety
+/// `body` runs in a copy of a multi-threaded process: plain system calls only (no allocation,
+/// no lock), on values prepared before.
+pub(crate) unsafe fn in_child(body: impl FnOnce() -> libc::c_int) -> io::Result<Exit> {
+    let pid = clone_process()?;
+    if pid == 0 {
+        libc::_exit(body());
+    }
+    reap(pid).map(|reaped| reaped.exit)
+}
+
+/// The errno of the last failed call, as an exit code (for [`in_child`] bodies).
+pub(crate) fn errno_code() -> libc::c_int {
+    io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) & 0xff
+}
+
 /// Empty the user and user-session keyrings of `ids`: where no seccomp filter denied it, a run
 /// as that user may have left keys there, which would outlive the marking. In a throwaway child
 /// that becomes the user (root only); best effort, as there is nobody to tell.
 pub(crate) fn clear_keyrings_of(ids: super::RunAs) {
-    // SAFETY: the child makes only system calls and exits.
-    let Ok(pid) = (unsafe { clone_process() }) else { return };
-    if pid == 0 {
-        // SAFETY: in the child, which exits at once; KEYCTL_CLEAR (7) of KEY_SPEC_USER_KEYRING
-        // (-4) and KEY_SPEC_USER_SESSION_KEYRING (-5).
-        unsafe {
+    // SAFETY: system calls only; KEYCTL_CLEAR (7) of KEY_SPEC_USER_KEYRING (-4) and
+    // KEY_SPEC_USER_SESSION_KEYRING (-5).
+    let _ = unsafe {
+        in_child(|| {
             if libc::syscall(libc::SYS_setgid, ids.gid) == 0 && libc::syscall(libc::SYS_setuid, ids.uid) == 0 {
                 for ring in [-4 as libc::c_long, -5] {
                     libc::syscall(libc::SYS_keyctl, 7 as libc::c_long, ring);
                 }
             }
-            libc::_exit(0);
-        }
-    }
-    let _ = reap(pid);
+            0
+        })
+    };
 }
 
 /// Whether a child may unshare the namespace `flag` (`CLONE_NEWNET`, `CLONE_NEWPID`), tried
@@ -206,34 +222,12 @@ pub(crate) fn probe_unshare(flag: libc::c_int) -> Result<(), String> {
     } else {
         format!("unshare({name})")
     };
-    // SAFETY: the child only calls async-signal-safe functions (unshare, _exit) before exiting,
-    // as required after fork in a multi-threaded process.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(format!("fork: {}", io::Error::last_os_error()));
-    }
-    if pid == 0 {
-        // SAFETY: see above.
-        unsafe {
-            let code = if libc::unshare(flags) == 0 { 0 } else { *libc::__errno_location() };
-            libc::_exit(code & 0xff);
-        }
-    }
-    let mut status = 0;
-    loop {
-        // SAFETY: pointer to a live local.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if r == pid {
-            break;
-        }
-        if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return Err(format!("waitpid: {}", io::Error::last_os_error()));
-        }
-    }
-    match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
-        (true, 0) => Ok(()),
-        (true, errno) => Err(format!("{call}: {}", io::Error::from_raw_os_error(errno))),
-        (false, _) => Err(format!("{call} probe died")),
+    // SAFETY: unshare only.
+    let ended = unsafe { in_child(|| if libc::unshare(flags) == 0 { 0 } else { errno_code() }) };
+    match ended.map_err(|e| format!("{call} probe: {e}"))? {
+        Exit::Code(0) => Ok(()),
+        Exit::Code(errno) => Err(format!("{call}: {}", io::Error::from_raw_os_error(errno))),
+        Exit::Signal(_) => Err(format!("{call} probe died")),
     }
 }
 

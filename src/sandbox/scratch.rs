@@ -149,9 +149,9 @@ pub(crate) enum WorkingFolder {
 }
 
 impl WorkingFolder {
-    /// No student code runs between this look and the run's `chdir` (a submission's runs and
-    /// build never overlap a look at their own copy with code of theirs that could swap it: the
-    /// run before has ended with every process it made), so what is seen here is what the run gets.
+    /// What is granted is the copy found here, never the folder `cwd` resolves to, so a link a
+    /// run of the same submission swaps in after this look (while another of its runs goes on)
+    /// can at worst start the program in another folder with the same grants.
     pub(crate) fn of(cwd: &Path, copies: &[PathBuf]) -> WorkingFolder {
         for ancestor in cwd.ancestors() {
             let Ok(real) = ancestor.canonicalize() else { continue };

@@ -196,31 +196,28 @@ pub(crate) unsafe fn install(filter: &Filter) -> io::Result<()> {
 /// a denied call (`keyctl`) and a harmless one, and reports both.
 pub(crate) fn probe() -> Result<&'static Filter, String> {
     let filter = filter()?;
-    // SAFETY: the child makes only system calls and exits.
-    let pid = unsafe { super::procs::clone_process() }.map_err(|e| format!("fork: {e}"))?;
-    if pid == 0 {
-        // SAFETY: in the child, which exits below whatever happens.
-        unsafe {
-            let code = if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
-                3
-            } else if install(filter).is_err() {
-                4
+    // SAFETY: system calls only, on the filter compiled above.
+    let ended = unsafe {
+        super::procs::in_child(|| {
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1 as libc::c_ulong, 0, 0, 0) != 0 {
+                return 3;
+            }
+            if install(filter).is_err() {
+                return 4;
+            }
+            let denied = libc::syscall(libc::SYS_keyctl, 0 as libc::c_long, -3 as libc::c_long, 0 as libc::c_long);
+            if denied != -1 || io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
+                return 5;
+            }
+            // A call the filter lets through still works.
+            if libc::getppid() <= 0 {
+                6
             } else {
-                let denied = libc::syscall(libc::SYS_keyctl, 0 as libc::c_long, -3 as libc::c_long, 0 as libc::c_long);
-                let errno = io::Error::last_os_error().raw_os_error();
-                if denied != -1 || errno != Some(libc::EPERM) {
-                    5
-                } else if libc::getppid() <= 0 {
-                    6
-                } else {
-                    0
-                }
-            };
-            libc::_exit(code);
-        }
-    }
-    let reaped = super::procs::reap(pid).map_err(|e| format!("waiting for the probe: {e}"))?;
-    match reaped.exit {
+                0
+            }
+        })
+    };
+    match ended.map_err(|e| format!("the probe: {e}"))? {
         super::Exit::Code(0) => Ok(filter),
         super::Exit::Code(4) => Err("the kernel refused the filter (built without CONFIG_SECCOMP_FILTER?)".into()),
         super::Exit::Code(5) => Err("the filter was installed but keyctl was not denied".into()),

@@ -55,7 +55,8 @@ pub(crate) struct SplitSpec {
     pub harness: i32,
     /// The seccomp filter the program gets just before exec (compiled before any fork).
     pub seccomp: Option<&'static super::seccomp::Filter>,
-    /// With a PID namespace: its init mounts a `/proc` of its own before it starts the program.
+    /// Its init mounts a `/proc` of its own before it starts the program (set only with
+    /// `CLONE_NEWPID`).
     pub own_proc: bool,
 }
 

@@ -584,18 +584,11 @@ fn a_run_whose_supervisor_is_killed_from_outside_is_run_again() {
         .spawn()
         .expect("start bhgrade");
     let harness = marking.id() as i32;
-    let parent = |pid: i32| -> i32 {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
-    };
+    let parent = crate::support::parent_of;
     // The tagged shell's ancestors up to bhgrade: the last before it is the run's supervisor.
     let deadline = Instant::now() + Duration::from_secs(60);
     let supervisor = loop {
-        let shell = fs::read_dir("/proc").expect("/proc").flatten().find_map(|e| {
-            let pid = e.file_name().to_str()?.parse::<i32>().ok()?;
-            let cmdline = fs::read(e.path().join("cmdline")).ok()?;
-            cmdline.split(|&b| b == 0).any(|arg| arg == tag.as_bytes()).then_some(pid)
-        });
+        let shell = crate::support::process_with_arg(&tag);
         let mut chain = shell.map_or(Vec::new(), |pid| vec![pid]);
         while let Some(&last) = chain.last() {
             let up = parent(last);

@@ -81,3 +81,18 @@ pub fn marked() -> &'static Marked {
         }
     })
 }
+
+/// A live process with `tag` as a whole argument of its command line, if there is one now.
+pub fn process_with_arg(tag: &str) -> Option<i32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        cmdline.split(|&b| b == 0).any(|arg| arg == tag.as_bytes()).then_some(pid)
+    })
+}
+
+/// The parent of `pid` from /proc (0 when it is gone).
+pub fn parent_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
+}

@@ -205,9 +205,7 @@ fn time_while_bhgrade_itself_was_stopped_is_not_charged_to_the_run() {
         .expect("start bhgrade");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let started = loop {
-        let running = std::fs::read_dir("/proc").expect("/proc").flatten().any(|e| {
-            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c.split(|&b| b == 0).any(|a| a == tag.as_bytes()))
-        });
+        let running = crate::support::process_with_arg(&tag).is_some();
         if running || std::time::Instant::now() > deadline {
             break running;
         }
