@@ -46,11 +46,17 @@ fn skip_without(layer: &Result<impl Sized, String>, name: &str, test: &str) -> b
 
 #[test]
 fn a_run_has_a_session_of_its_own_and_no_terminal() {
-    let (tmp, sb) = sandbox_with(Policy { landlock: false, ..Policy::default() });
+    // Without a PID namespace the run's /proc/self/stat names sessions as the harness sees
+    // them: inside one, a session led from outside (the parked supervisor's, or the harness's
+    // own when it runs in a container) reads as 0 on both sides, and the test would prove
+    // nothing.
+    let policy = Policy { landlock: false, pid_namespace: false, own_proc: false, ..Policy::default() };
+    let (tmp, sb) = sandbox_with(policy);
     let script = "cut -d' ' -f6 /proc/self/stat; (exec 3</dev/tty) 2>/dev/null && echo opened || echo no-tty";
     let out = lines(&sb, tmp.path(), script);
     // SAFETY: getsid(0) cannot fail for the calling process.
     let ours = unsafe { libc::getsid(0) };
+    assert_ne!(out[0], "0", "the run's session is led by a process the harness cannot see");
     assert_ne!(out[0], ours.to_string(), "the run shares the harness's session");
     assert_eq!(out[1], "no-tty");
 }
