@@ -203,18 +203,28 @@ fn a_run_lists_only_its_own_processes_in_proc() {
     if skip_without(&sb.own_proc, "own /proc", "a_run_lists_only_its_own_processes_in_proc") {
         return;
     }
-    let host = std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<u32>().is_ok()))
-        .count();
+    // A process of the harness's that the run must not see, named so it cannot be mistaken:
+    // counting the machine's processes proves nothing in a container that holds only a few.
+    let marker = "bhgrade-own-proc-marker-4d1f";
+    let mut witness = std::process::Command::new("/bin/sh")
+        .args(["-c", "read line", marker])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     // Its init, the shell, and ls (or cat): a handful, never the machine's.
-    let script =
-        "ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/net/dev | grep -c ':'";
-    let out = lines(&sb, tmp.path(), script);
+    // The script names the marker in two halves, or its own command line would hold it.
+    let (head, tail) = marker.split_at(8);
+    let script = format!(
+        "ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '; echo; cat /proc/net/dev | grep -c ':'; \
+         cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' ' | m={head}; grep -c \"${{m}}{tail}\" || true"
+    );
+    let out = lines(&sb, tmp.path(), &script);
+    drop(witness.stdin.take());
+    witness.wait().unwrap();
+    let seen_here = std::fs::read_dir("/proc").unwrap().count();
     let listed: usize = out[0].parse().unwrap();
-    assert!(listed <= 5 && listed < host, "the run lists {listed} processes (the machine has {host}): {out:?}");
+    assert!(listed <= 5, "the run lists {listed} processes: {out:?}");
+    assert_eq!(out[3], "0", "the run sees a process of the harness's: {out:?}");
     assert_eq!(out[2], "1", "only the loopback device of the run's network namespace: {out:?}");
-    let still = std::fs::read_dir("/proc").unwrap().count();
-    assert!(still > listed, "the run's /proc leaked into the harness's mount namespace");
+    assert!(seen_here > listed, "the run's /proc leaked into the harness's mount namespace");
 }
