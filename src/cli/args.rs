@@ -74,6 +74,9 @@ Exit status 0 when every step passed, 1 when any did not.")]
     Merge(MergeArgs),
     /// Recompute and store every test's expected answer with the reference.
     Regen(RegenArgs),
+    /// Work with a suite as a whole (write a student's copy).
+    #[command(subcommand)]
+    Suite(SuiteCommand),
     /// Show which isolation layers this machine offers.
     Doctor,
 }
@@ -211,6 +214,30 @@ pub struct StacscheckArgs {
     pub parallel: Parallel,
     #[command(flatten)]
     pub containment: Containment,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SuiteCommand {
+    /// Write a copy of a suite to hand to students: its visible tests only.
+    #[command(after_help = "Writes OUT/suite.yaml, OUT/expected.json and the visible tests' puzzles and \
+solutions. Of a hidden test nothing is written but, per part, how many there are and what they are worth, \
+so `bhgrade test --suite OUT` gives every visible test the verdict and marks a marker's run gives. OUT must \
+be new or empty.\n\nExample:\n  bhgrade suite export --student suites/cs3105-p1 --out p1-student-tests")]
+    Export(ExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The suite folder to copy.
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// Leave out the hidden tests (the only kind of copy there is; say so, so a copy for
+    /// students is never written by mistake for markers, or the other way round).
+    #[arg(long, required = true)]
+    pub student: bool,
+    /// The new folder the copy is written to.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -52,6 +52,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Merge(args) => merge(args),
         Command::Stacscheck(args) => stacscheck(args),
         Command::Regen(args) => regen(args),
+        Command::Suite(SuiteCommand::Export(args)) => export(args),
         Command::Doctor => doctor(),
     }
 }
@@ -144,6 +145,12 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
         Some(_) => None,
         None => Some(load_suite(&args.common.suite)?),
     };
+    if let Some(copy) = suite.as_ref().filter(|suite| suite.is_student_copy()) {
+        return Err(CliError::BadInput(format!(
+            "{}: is a student's copy of a suite (its hidden tests are left out); mark with the whole suite",
+            copy.dir.display()
+        )));
+    }
     let plan = match (&args.stacscheck, &suite) {
         (Some(testdir), _) => tree_plan(testdir, &args.common.suite)?,
         (None, Some(suite)) => plan::from_suite(suite),
@@ -289,12 +296,11 @@ fn find_test(suite: &Suite, wanted: &str, all: bool) -> Result<String, CliError>
 /// marks the tests it ran earn out of what they are worth, never a rescaled total. Returns
 /// what was left out: hidden tests, and visible ones not asked for.
 fn select(suite: &mut Suite, keep: impl Fn(&suite::Test) -> bool) -> report::LeftOut {
-    use bhgrade::score::{apportion, from_units, to_units};
+    use bhgrade::score::from_units;
     let (mut hidden_units, mut other_units) = (0, 0);
     let mut left_out = report::LeftOut::default();
     for part in &mut suite.parts {
-        let weights: Vec<f64> = part.tests.iter().map(|t| t.def.weight).collect();
-        let maxima = apportion(to_units(part.weight), &weights);
+        let maxima = part.maxima(|test| test.def.weight);
         let mut kept_units = 0;
         for (mut test, max) in std::mem::take(&mut part.tests).into_iter().zip(maxima) {
             if keep(&test) {
@@ -308,6 +314,11 @@ fn select(suite: &mut Suite, keep: impl Fn(&suite::Test) -> bool) -> report::Lef
                 left_out.hidden_tests += 1;
                 hidden_units += max;
             }
+        }
+        // A student's copy's hidden tests are left out already: only their count and marks.
+        if let Some(withheld) = part.withheld.take() {
+            left_out.hidden_tests += withheld.tests;
+            hidden_units += bhgrade::score::to_units(withheld.marks);
         }
         part.weight = from_units(kept_units);
     }
@@ -478,6 +489,26 @@ fn regen(args: RegenArgs) -> Result<u8, CliError> {
 
 /// The table of isolation layers this machine offers (as `--isolation auto` would use them),
 /// and whether `--isolation strict` would mark here.
+fn export(args: ExportArgs) -> Result<u8, CliError> {
+    debug_assert!(args.student, "clap requires --student");
+    let suite = load_suite(&args.suite)?;
+    let exported = suite::export::export_student(&suite, &args.out).map_err(|error| match error {
+        suite::export::ExportError::NotEmpty(_) | suite::export::ExportError::AlreadyStudentCopy(_) => {
+            CliError::BadInput(error.to_string())
+        }
+        suite::export::ExportError::Write { .. } | suite::export::ExportError::ReadBack(_) => {
+            CliError::Harness(error.to_string())
+        }
+    })?;
+    eprintln!(
+        "wrote {}: {} kept, {} left out",
+        report::text::terminal(&args.out.display().to_string()),
+        report::text::count(exported.visible, "visible test"),
+        report::text::count(exported.withheld, "hidden test")
+    );
+    Ok(0)
+}
+
 fn doctor() -> Result<u8, CliError> {
     use bhgrade::sandbox::{Isolation, Policy};
     let scratch = ScratchRoot::create_in(&std::env::temp_dir())

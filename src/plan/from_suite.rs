@@ -146,6 +146,7 @@ fn blank_report(suite: &Suite, test: &Test) -> TestReport {
         expected_detail: text::shorten(&test.expected.detail, 300),
         input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
         reference_nodes: Some(test.expected.nodes),
+        public_name: test.def.public_name.clone(),
         ..TestReport::new(
             test.def.id.clone(),
             test.def.kind.clone(),

@@ -103,6 +103,10 @@ pub struct TestReport {
     /// no reference searched (stacscheck steps, reports written before the field existed).
     #[serde(default)]
     pub reference_nodes: Option<u64>,
+    /// The name a hidden test is shown by to students, when its suite gives one (else a
+    /// neutral `PART hidden N`, see [`super::feedback::redact`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_name: Option<String>,
 }
 
 impl TestReport {
@@ -134,6 +138,7 @@ impl TestReport {
             time_runs: Vec::new(),
             diff: String::new(),
             reference_nodes: None,
+            public_name: None,
         }
     }
 }

@@ -17,6 +17,7 @@
 
 pub mod derive;
 mod expected;
+pub mod export;
 mod launch;
 mod raw;
 mod resolve;
@@ -81,6 +82,16 @@ pub struct PartDefinition<T> {
     /// The marks the part is worth.
     pub weight: f64,
     pub tests: Vec<T>,
+    /// In a student's copy of the suite, the hidden tests left out of this part. Its tests'
+    /// weights are then their exact marks (see [`PartDefinition::maxima`]).
+    pub withheld: Option<Withheld>,
+}
+
+/// What a student's copy of a part says of the hidden tests it leaves out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Withheld {
+    pub tests: usize,
+    pub marks: f64,
 }
 
 /// How a test's program is given its puzzle. Contracts that read the puzzle from standard input
@@ -142,6 +153,8 @@ pub struct TestDefinition {
     pub visible: bool,
     pub limits: Limits,
     pub note: Option<String>,
+    /// The name a hidden test is shown by to students, when the suite gives one.
+    pub public_name: Option<String>,
     /// A digest of the puzzle and input, to tell a stale expectation.
     pub input_digest: String,
 }
@@ -171,7 +184,27 @@ pub struct Test {
     pub expected: Expected,
 }
 
+impl<T> PartDefinition<T> {
+    /// What each test is worth, in whole units of [`crate::score`], in test order, given each
+    /// test's weight. A whole suite shares the part's marks among its tests in proportion to
+    /// their weights; a student's copy (`withheld` set) wrote each test's share of the whole
+    /// part as its weight, so it is taken as it stands.
+    pub fn maxima(&self, weight: impl Fn(&T) -> f64) -> Vec<i64> {
+        use crate::score::{apportion, to_units};
+        let weights: Vec<f64> = self.tests.iter().map(weight).collect();
+        match self.withheld {
+            Some(_) => weights.into_iter().map(to_units).collect(),
+            None => apportion(to_units(self.weight), &weights),
+        }
+    }
+}
+
 impl<T> Suite<T> {
+    /// Whether this is a student's copy of a suite: its hidden tests left out.
+    pub fn is_student_copy(&self) -> bool {
+        self.parts.iter().any(|part| part.withheld.is_some())
+    }
+
     /// Every test, in suite order.
     pub fn tests(&self) -> impl Iterator<Item = &T> {
         self.parts.iter().flat_map(|part| part.tests.iter())
@@ -183,7 +216,13 @@ impl<T> Suite<T> {
         let mut parts = Vec::with_capacity(self.parts.len());
         for part in self.parts {
             let tests = part.tests.into_iter().map(&mut make).collect::<Result<_, _>>()?;
-            parts.push(PartDefinition { id: part.id, title: part.title, weight: part.weight, tests });
+            parts.push(PartDefinition {
+                id: part.id,
+                title: part.title,
+                weight: part.weight,
+                tests,
+                withheld: part.withheld,
+            });
         }
         Ok(Suite {
             dir: self.dir,

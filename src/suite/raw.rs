@@ -123,6 +123,19 @@ pub struct RawPart {
     #[serde(default)]
     pub limits: RawLimits,
     pub tests: Vec<RawTest>,
+    /// In a student's copy of a suite (`bhgrade suite export --student`): how many of the
+    /// part's tests were left out and what they are worth, so that the tests kept are worth
+    /// what they are worth in the whole suite.
+    #[serde(default)]
+    pub withheld: Option<At<RawWithheld>>,
+}
+
+/// The hidden tests a student's copy of a part leaves out: only their number and marks.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWithheld {
+    pub tests: u64,
+    pub marks: f64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -143,6 +156,9 @@ pub struct RawTest {
     pub limits: RawLimits,
     #[serde(default)]
     pub note: Option<String>,
+    /// The name a hidden test is shown by in feedback (else a neutral `PART hidden N`).
+    #[serde(default)]
+    pub public_name: Option<String>,
     /// How the program gets the puzzle: `file` (its path as the last argument, the default),
     /// `stdin` (no argument, the text on standard input) or `dash` (`-`, the text on standard
     /// input).

@@ -14,9 +14,9 @@ use sha2::{Digest, Sha256};
 
 use super::derive::{self, DeriveRule};
 use super::launch::{self, Launch};
-use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawSuite, RawTest};
+use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawPart, RawSuite, RawTest, RawWithheld};
 use super::{
-    BuildSpec, Derivation, PartDefinition, PuzzleVia, SuiteDefinition, SuiteError, TestDefinition, SUITE_FILE,
+    BuildSpec, Derivation, PartDefinition, PuzzleVia, SuiteDefinition, SuiteError, TestDefinition, Withheld, SUITE_FILE,
 };
 use crate::sandbox::Limits;
 
@@ -114,59 +114,7 @@ impl Resolver<'_> {
         let mut seen = HashSet::new();
         let mut parts = Vec::with_capacity(raw.parts.len());
         for part in raw.parts {
-            self.check_name(&part.id)?;
-            if part.weight.value < 0.0 || !part.weight.value.is_finite() {
-                return Err(self.invalid(part.weight.pos, "a part's `weight` must be a number of marks, 0 or more"));
-            }
-            let part_visible = part.visible.unwrap_or(true);
-            let part_limits = part.limits.over(&raw.limits);
-            let mut tests = Vec::with_capacity(part.tests.len());
-            for test in part.tests {
-                self.check_name(&test.id)?;
-                let id = format!("{}/{}", part.id.value, test.id.value);
-                if !seen.insert(id.clone()) {
-                    return Err(self.invalid(test.id.pos, format!("duplicate test id `{id}`")));
-                }
-                let task = referee.task(&test.kind.value).ok_or_else(|| {
-                    let known = referee.kinds().join(", ");
-                    self.invalid(
-                        test.kind.pos,
-                        format!("unknown test kind `{}`; expected one of: {known}", test.kind.value),
-                    )
-                })?;
-                let (puzzle, puzzle_text) = self.read(&test.puzzle)?;
-                let (input, derive) = self.input(referee.as_ref(), &part.id.value, &test, task.reads_input)?;
-                let puzzle_via = self.puzzle_via(&test, task.reads_input)?;
-                let weight = match test.weight {
-                    Some(At { value, pos }) if value < 0.0 || !value.is_finite() => {
-                        return Err(self.invalid(pos, "a test's `weight` must be 0 or more"));
-                    }
-                    Some(At { value, .. }) => value,
-                    None => 1.0,
-                };
-                let input_digest = digest(&puzzle_text, input.as_deref());
-                tests.push(TestDefinition {
-                    id,
-                    kind: test.kind.value,
-                    task,
-                    puzzle,
-                    puzzle_via,
-                    puzzle_text,
-                    input,
-                    derive,
-                    weight,
-                    visible: test.visible.unwrap_or(part_visible),
-                    limits: self.limits(&test.limits.over(&part_limits), TEST_DEFAULTS)?,
-                    note: test.note,
-                    input_digest,
-                });
-            }
-            parts.push(PartDefinition {
-                title: part.title.unwrap_or_else(|| part.id.value.clone()),
-                id: part.id.value,
-                weight: part.weight.value,
-                tests,
-            });
+            parts.push(self.part(referee.as_ref(), part, &raw.limits, &mut seen)?);
         }
         Ok(SuiteDefinition {
             dir: self.dir.to_path_buf(),
@@ -180,6 +128,99 @@ impl Resolver<'_> {
             gave_up_credit,
             parts,
         })
+    }
+
+    /// One part and its tests; `seen` holds the test ids met so far in the suite.
+    fn part(
+        &self,
+        referee: &dyn Referee,
+        part: RawPart,
+        suite_limits: &RawLimits,
+        seen: &mut HashSet<String>,
+    ) -> Result<PartDefinition<TestDefinition>, SuiteError> {
+        self.check_name(&part.id)?;
+        if part.weight.value < 0.0 || !part.weight.value.is_finite() {
+            return Err(self.invalid(part.weight.pos, "a part's `weight` must be a number of marks, 0 or more"));
+        }
+        let part_visible = part.visible.unwrap_or(true);
+        let part_limits = part.limits.over(suite_limits);
+        let mut tests = Vec::with_capacity(part.tests.len());
+        for test in part.tests {
+            self.check_name(&test.id)?;
+            let id = format!("{}/{}", part.id.value, test.id.value);
+            if !seen.insert(id.clone()) {
+                return Err(self.invalid(test.id.pos, format!("duplicate test id `{id}`")));
+            }
+            let task = referee.task(&test.kind.value).ok_or_else(|| {
+                let known = referee.kinds().join(", ");
+                self.invalid(
+                    test.kind.pos,
+                    format!("unknown test kind `{}`; expected one of: {known}", test.kind.value),
+                )
+            })?;
+            let (puzzle, puzzle_text) = self.read(&test.puzzle)?;
+            let (input, derive) = self.input(referee, &part.id.value, &test, task.reads_input)?;
+            let puzzle_via = self.puzzle_via(&test, task.reads_input)?;
+            let weight = match test.weight {
+                Some(At { value, pos }) if value < 0.0 || !value.is_finite() => {
+                    return Err(self.invalid(pos, "a test's `weight` must be 0 or more"));
+                }
+                Some(At { value, .. }) => value,
+                None => 1.0,
+            };
+            let input_digest = digest(&puzzle_text, input.as_deref());
+            tests.push(TestDefinition {
+                id,
+                kind: test.kind.value,
+                task,
+                puzzle,
+                puzzle_via,
+                puzzle_text,
+                input,
+                derive,
+                weight,
+                visible: test.visible.unwrap_or(part_visible),
+                limits: self.limits(&test.limits.over(&part_limits), TEST_DEFAULTS)?,
+                note: test.note,
+                public_name: test.public_name,
+                input_digest,
+            });
+        }
+        let withheld = part.withheld.map(|withheld| self.withheld(withheld, part.weight.value, &tests)).transpose()?;
+        Ok(PartDefinition {
+            title: part.title.unwrap_or_else(|| part.id.value.clone()),
+            id: part.id.value,
+            weight: part.weight.value,
+            tests,
+            withheld,
+        })
+    }
+
+    /// A student's copy's `withheld` block, checked against the part it belongs to: every test
+    /// kept is visible, and the tests' marks and the withheld marks add up to the part's.
+    fn withheld(&self, at: At<RawWithheld>, weight: f64, tests: &[TestDefinition]) -> Result<Withheld, SuiteError> {
+        use crate::score::to_units;
+        let At { value, pos } = at;
+        if value.marks < 0.0 || !value.marks.is_finite() {
+            return Err(self.invalid(pos, "`withheld.marks` must be a number of marks, 0 or more"));
+        }
+        if let Some(hidden) = tests.iter().find(|test| !test.visible) {
+            return Err(
+                self.invalid(pos, format!("a part with `withheld` tests holds only visible ones, not `{}`", hidden.id))
+            );
+        }
+        let kept: i64 = tests.iter().map(|test| to_units(test.weight)).sum();
+        if kept + to_units(value.marks) != to_units(weight) {
+            return Err(self.invalid(
+                pos,
+                format!(
+                    "the tests' weights ({}) and `withheld.marks` ({}) do not add up to the part's weight ({weight})",
+                    crate::score::from_units(kept),
+                    value.marks
+                ),
+            ));
+        }
+        Ok(Withheld { tests: value.tests as usize, marks: value.marks })
     }
 
     /// A test's candidate input: a `solution` file, or a derived solution (`derive: RULE`, by

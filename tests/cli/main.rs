@@ -16,6 +16,7 @@ mod scale;
 mod signals;
 mod slurm;
 mod stacscheck;
+mod student;
 mod suite;
 mod support;
 mod terminal;

@@ -1,0 +1,147 @@
+//! A student's copy of a suite (`bhgrade suite export --student`): nothing of a hidden test in
+//! it, and every visible test's verdict and marks under `bhgrade test` with it equal to a
+//! marker's run with the whole suite.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::support::{bhgrade, marked, quick_suite, repo};
+
+/// Every file of a folder, by relative path, as text.
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(|entry| entry.expect("walk"))
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| {
+            let relative = entry.path().strip_prefix(dir).expect("inside").display().to_string();
+            (relative, std::fs::read_to_string(entry.path()).expect("text file"))
+        })
+        .collect()
+}
+
+fn export(suite: &Path, out: &Path) -> assert_cmd::assert::Assert {
+    bhgrade().args(["suite", "export", "--student"]).arg(suite).arg("--out").arg(out).assert()
+}
+
+#[test]
+fn a_students_copy_holds_nothing_of_a_hidden_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("student");
+    let suite = repo().join("suites/cs3105-p1");
+    export(&suite, &copy).success();
+    let written = files(&copy);
+    let whole = bhgrade::suite::load_definition(&suite).unwrap();
+    let stored = bhgrade::suite::ExpectedFile::read(&suite).unwrap();
+    let visible: Vec<_> = whole.tests().filter(|t| t.visible).collect();
+    let hidden: Vec<_> = whole.tests().filter(|t| !t.visible).collect();
+    assert!(!hidden.is_empty() && !visible.is_empty());
+    // What students may see anyway: the visible tests' puzzles, inputs and answers. A hidden
+    // test's text that is part of one of those (a derived input that is a visible answer plus
+    // one integer) gives nothing away.
+    let seen: Vec<String> = visible
+        .iter()
+        .flat_map(|t| [Some(t.puzzle_text.clone()), t.input.clone(), stored.tests[&t.id].detail.clone()])
+        .flatten()
+        .collect();
+    let secret = |text: &str| !text.trim().is_empty() && !seen.iter().any(|shown| shown.contains(text.trim()));
+    for test in &hidden {
+        let name = test.id.split_once('/').unwrap().1;
+        let answer = stored.tests[&test.id].detail.clone().unwrap_or_default();
+        let secrets: Vec<(&str, &str)> = [
+            ("puzzle", test.puzzle_text.as_str()),
+            ("input", test.input.as_deref().unwrap_or("")),
+            ("answer", &answer),
+        ]
+        .into_iter()
+        .filter(|(_, text)| text.len() > 20 && secret(text))
+        .collect();
+        for (file, text) in &written {
+            let (part, _) = test.id.split_once('/').unwrap();
+            assert!(!file.contains(&format!("{part}/{name}.")), "{file} is named after hidden test {}", test.id);
+            // A name a visible test has too (in another part) is no secret.
+            if !visible.iter().any(|v| v.id.ends_with(&format!("/{name}"))) {
+                let stems = file.split('/').map(|component| component.split('.').next().unwrap_or_default());
+                assert!(!stems.clone().any(|stem| stem == name), "{file} is named after hidden test {}", test.id);
+                assert!(!text.contains(&format!("\"{name}\"")), "{file} names hidden test {}", test.id);
+            }
+            for (what, secret) in &secrets {
+                assert!(!text.contains(secret.trim()), "{file} holds hidden test {}'s {what}", test.id);
+            }
+        }
+    }
+    let copied: serde_json::Value = serde_json::from_str(&written["expected.json"]).unwrap();
+    let ids: Vec<&String> = copied["tests"].as_object().unwrap().keys().collect();
+    let mut wanted: Vec<&String> = visible.iter().map(|t| &t.id).collect();
+    wanted.sort();
+    assert_eq!(ids, wanted, "expected.json holds the visible tests' answers, and only theirs");
+    // Each part says how many hidden tests it has, and what they are worth.
+    for part in &whole.parts {
+        let count = part.tests.iter().filter(|t| !t.visible).count();
+        assert!(written["suite.yaml"].contains(&format!("withheld: {{tests: {count}, ")), "part {}", part.id);
+    }
+}
+
+#[test]
+fn a_copy_is_written_only_into_a_new_folder_and_never_copied_again() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+    let refused = export(&repo().join("suites/cs3105-p1"), dir.path()).code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(stderr.contains("exists and is not empty"), "{stderr}");
+    let copy = dir.path().join("copy");
+    export(&repo().join("suites/cs3105-p1"), &copy).success();
+    let again = export(&copy, &dir.path().join("again")).code(2);
+    assert!(String::from_utf8_lossy(&again.get_output().stderr).contains("already a student's copy"));
+    let marking = bhgrade().args(["mark", "--suite"]).arg(&copy).arg("--out").arg(dir.path().join("out")).assert();
+    let stderr = String::from_utf8_lossy(&marking.code(2).get_output().stderr).into_owned();
+    assert!(stderr.contains("mark with the whole suite"), "{stderr}");
+}
+
+/// Every fixture under `bhgrade test` with the student's copy of the quick suite: the same
+/// verdict and the same marks for every visible test as the marker's run of the whole suite.
+#[test]
+fn bhgrade_test_with_the_copy_gives_every_visible_test_the_markers_verdict_and_marks() {
+    let marker = marked();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("student");
+    export(&quick_suite(dir.path()), &copy).success();
+    let fixtures = repo().join("fixtures/submissions");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(&fixtures).unwrap().flatten().filter(|e| e.path().is_dir()) {
+        let student = entry.file_name().to_string_lossy().into_owned();
+        let out = dir.path().join("out").join(&student);
+        let run = bhgrade()
+            .args(["test", "--quiet", "--jobs", "2", "--suite"])
+            .arg(&copy)
+            .arg("--out")
+            .arg(&out)
+            .arg(entry.path())
+            .output()
+            .unwrap();
+        if run.status.code() == Some(2) {
+            assert_eq!(student, "no-build-script", "{}", String::from_utf8_lossy(&run.stderr));
+            continue;
+        }
+        let theirs: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join(format!("students/{student}.json"))).unwrap())
+                .unwrap();
+        let markers = marker.json(&student);
+        let results = |report: &serde_json::Value, visible_only: bool| -> Vec<(String, String, f64, f64)> {
+            report["parts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|part| part["tests"].as_array().unwrap())
+                .filter(|test| !visible_only || test["visible"] == true)
+                .map(|test| {
+                    let text = |key: &str| test[key].as_str().unwrap().to_string();
+                    (text("id"), text("verdict"), test["score"].as_f64().unwrap(), test["max_score"].as_f64().unwrap())
+                })
+                .collect()
+        };
+        assert_eq!(results(&theirs, false), results(&markers, true), "{student}");
+        compared += 1;
+    }
+    assert_eq!(compared, 13, "every fixture but the one with no build script was compared");
+}
