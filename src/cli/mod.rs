@@ -185,7 +185,7 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
             StoreError::Locked { .. } => CliError::BadInput(e.to_string()),
             StoreError::Io { .. } => CliError::Harness(e.to_string()),
         })?),
-        stop: stop_on_interrupt(),
+        stop: stop_on_interrupt(output.quiet),
     };
     let mut progress = report::Progress::new(output.color, Some(args.out.clone()));
     let mut rejudge = report::Rejudge { dir: args.out.clone() };
@@ -248,7 +248,7 @@ fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
         slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
         store: None,
-        stop: stop_on_interrupt(),
+        stop: stop_on_interrupt(output.quiet),
     };
     let left_out = (left_out.hidden_tests + left_out.other_tests > 0).then_some(left_out);
     let mut terminal = report::Terminal { left_out: left_out.clone(), quiet: output.quiet };
@@ -415,7 +415,7 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         slots: args.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
         store: None,
-        stop: stop_on_interrupt(),
+        stop: stop_on_interrupt(false),
     };
     let mut terminal = report::Terminal::default();
     let mut files = args.out.map(report::Files::new);
