@@ -113,6 +113,28 @@ pub enum BuildVerdict {
     NoBuildScript,
 }
 
+impl BuildVerdict {
+    /// The verdict's name in the JSON reports (`build_failed`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BuildVerdict::Ok => "ok",
+            BuildVerdict::BuildFailed => "build_failed",
+            BuildVerdict::BuildTimeout => "build_timeout",
+            BuildVerdict::NoBuildScript => "no_build_script",
+        }
+    }
+
+    /// The verdict as a reader is told it (`build failed`).
+    pub fn label(self) -> &'static str {
+        match self {
+            BuildVerdict::Ok => "built",
+            BuildVerdict::BuildFailed => "build failed",
+            BuildVerdict::BuildTimeout => "build timed out",
+            BuildVerdict::NoBuildScript => "no build script",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuildReport {
     pub verdict: BuildVerdict,

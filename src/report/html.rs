@@ -97,8 +97,8 @@ impl StudentRow {
             score: s.score,
             score_text: number(s.score),
             score_pct: if max_score > 0.0 { (100.0 * s.score / max_score).clamp(0.0, 100.0).round() } else { 0.0 },
-            build: build_name(s.build.verdict),
-            build_label: build_label(s.build.verdict),
+            build: BuildVerdict::name(s.build.verdict),
+            build_label: BuildVerdict::label(s.build.verdict),
             build_detail: shorten(&s.build.detail, 200),
             accepted: all().filter(|t| t.verdict == Verdict::Accepted).count(),
             tests: all().count(),
@@ -283,24 +283,6 @@ fn verdict_color(verdict: Verdict) -> &'static str {
         Verdict::NoOutput => "#868e96",
         Verdict::HarnessError => "#212529",
         Verdict::NotRun => "#dee2e6",
-    }
-}
-
-fn build_name(verdict: BuildVerdict) -> &'static str {
-    match verdict {
-        BuildVerdict::Ok => "ok",
-        BuildVerdict::BuildFailed => "build_failed",
-        BuildVerdict::BuildTimeout => "build_timeout",
-        BuildVerdict::NoBuildScript => "no_build_script",
-    }
-}
-
-fn build_label(verdict: BuildVerdict) -> &'static str {
-    match verdict {
-        BuildVerdict::Ok => "built",
-        BuildVerdict::BuildFailed => "build failed",
-        BuildVerdict::BuildTimeout => "build timed out",
-        BuildVerdict::NoBuildScript => "no build script",
     }
 }
 

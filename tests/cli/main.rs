@@ -7,6 +7,7 @@ mod hostile;
 mod html;
 mod injection;
 mod intake;
+mod junit;
 mod lbs;
 mod mark;
 mod merge;

@@ -252,7 +252,14 @@ fn the_class_junit_file_parses_and_counts_every_test() {
     let mut tests = 0;
     let mut failing = 0;
     for student in students() {
-        for test in tests_of(&marked.json(&student)) {
+        let report = marked.json(&student);
+        if report["build"]["verdict"] != "ok" {
+            // One failed case per part in place of the tests that could not run.
+            let parts = report["parts"].as_array().unwrap().len();
+            (tests, failing) = (tests + parts, failing + parts);
+            continue;
+        }
+        for test in tests_of(&report) {
             tests += 1;
             failing += usize::from(test["verdict"] != "accepted");
         }

@@ -96,3 +96,14 @@ pub fn parent_of(pid: i32) -> i32 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
 }
+
+/// Whether a test may go on that needs `what`: true when it is `available`. When it is not,
+/// the test says so ("skipped: ...") and is to return having checked nothing, unless
+/// `BHGRADE_NO_SKIP` is set (CI sets it after installing everything), when it fails instead.
+pub fn require(what: &str, available: bool) -> bool {
+    if !available {
+        assert!(std::env::var_os("BHGRADE_NO_SKIP").is_none(), "BHGRADE_NO_SKIP is set and {what} is missing");
+        println!("skipped: {what} is not installed");
+    }
+    available
+}

@@ -2,12 +2,15 @@
 //! (Jenkins, GitLab, GitHub test reporters). One `<testsuite>` per student and part, named
 //! `STUDENT.PART`; one `<testcase>` per test, named by its id, with its CPU time. An accepted
 //! test passes; a harness error is an `<error>` (not the student's fault); a test not run is
-//! `<skipped>`; every other verdict is a `<failure>` whose text is the test's output.
+//! `<skipped>`; every other verdict is a `<failure>` whose text is the test's output. A
+//! submission that did not build has, per part, one failed case `PART/build` with the build's
+//! output instead of its tests.
 //!
 //! This is the marker's file: every test in full, hidden ones too.
 
 use super::test_output;
-use crate::report::model::{ClassReport, PartReport, TestReport};
+use crate::build::BuildVerdict;
+use crate::report::model::{BuildSection, ClassReport, PartReport, TestReport};
 use crate::verdict::Verdict;
 
 /// How a verdict appears in JUnit.
@@ -34,69 +37,151 @@ fn outcome(verdict: Verdict) -> Outcome {
     }
 }
 
-/// Counts of a set of tests: (tests, failures, errors, skipped, seconds).
-fn counts<'a>(tests: impl Iterator<Item = &'a TestReport>) -> (usize, usize, usize, usize, f64) {
-    tests.fold((0, 0, 0, 0, 0.0), |(n, f, e, s, time), t| {
-        let (df, de, ds) = match outcome(t.verdict) {
-            Outcome::Passed => (0, 0, 0),
-            Outcome::Failure => (1, 0, 0),
-            Outcome::Error => (0, 1, 0),
-            Outcome::Skipped => (0, 0, 1),
-        };
-        (n + 1, f + df, e + de, s + ds, time + t.cpu_ms as f64 / 1000.0)
-    })
+/// One `<testcase>`: its name, CPU seconds, outcome, and the outcome's message, type and text.
+struct Case {
+    name: String,
+    seconds: f64,
+    outcome: Outcome,
+    message: String,
+    kind: String,
+    text: String,
 }
 
-/// [`ClassReport`] → JUnit XML.
-pub fn xml(class: &ClassReport) -> String {
-    let all = class.students.iter().flat_map(|s| s.parts.iter().flat_map(|p| &p.tests));
-    let (n, failures, errors, skipped, time) = counts(all);
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(&format!(
-        "<testsuites name=\"{}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\">\n",
-        escape(&class.suite)
-    ));
-    for student in &class.students {
-        for part in &student.parts {
-            suite(&mut out, &student.student, part, &class.environment.marked_at);
+impl Case {
+    fn of_test(test: &TestReport) -> Case {
+        let outcome = outcome(test.verdict);
+        let message = match outcome {
+            Outcome::Skipped => test.explanation.clone(),
+            Outcome::Passed | Outcome::Failure | Outcome::Error => test.verdict_label.clone(),
+        };
+        Case {
+            name: test.id.clone(),
+            seconds: test.cpu_ms as f64 / 1000.0,
+            outcome,
+            message,
+            kind: test.verdict.name().to_string(),
+            text: test_output(test),
         }
     }
+
+    /// A part of a submission that did not build: one failed case saying why, with the build's
+    /// output, rather than a row of skipped tests a dashboard would show as green.
+    fn of_failed_build(build: &BuildSection, part: &PartReport) -> Case {
+        let mut text = build.detail.clone();
+        if !build.log_tail.is_empty() {
+            text.push_str("\n\nBuild output (end):\n");
+            text.push_str(&build.log_tail);
+        }
+        Case {
+            name: format!("{}/build", part.id),
+            seconds: build.wall_ms as f64 / 1000.0,
+            outcome: Outcome::Failure,
+            message: format!("{}: none of the part's {} tests could run", build.verdict.label(), part.tests.len()),
+            kind: build.verdict.name().to_string(),
+            text,
+        }
+    }
+}
+
+/// What a `<testsuite>` or `<testsuites>` counts: tests, failures, errors, skipped, seconds.
+#[derive(Default)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+    seconds: f64,
+}
+
+impl Counts {
+    fn add(&mut self, case: &Case) {
+        self.tests += 1;
+        self.seconds += case.seconds;
+        match case.outcome {
+            Outcome::Passed => {}
+            Outcome::Failure => self.failures += 1,
+            Outcome::Error => self.errors += 1,
+            Outcome::Skipped => self.skipped += 1,
+        }
+    }
+
+    fn sum(&mut self, other: &Counts) {
+        self.tests += other.tests;
+        self.failures += other.failures;
+        self.errors += other.errors;
+        self.skipped += other.skipped;
+        self.seconds += other.seconds;
+    }
+}
+
+/// [`ClassReport`] → JUnit XML. `<testsuites>` carries only what the Jenkins JUnit schema
+/// (`junit-10.xsd`) allows there: name, time, tests, failures, errors.
+pub fn xml(class: &ClassReport) -> String {
+    let mut body = String::new();
+    let mut total = Counts::default();
+    for student in &class.students {
+        for part in &student.parts {
+            let cases: Vec<Case> = match student.build.verdict {
+                BuildVerdict::Ok => part.tests.iter().map(Case::of_test).collect(),
+                BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => {
+                    vec![Case::of_failed_build(&student.build, part)]
+                }
+            };
+            total.sum(&suite(
+                &mut body,
+                &format!("{}.{}", student.student, part.id),
+                &cases,
+                &class.environment.marked_at,
+            ));
+        }
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">\n",
+        escape(&class.suite),
+        total.tests,
+        total.failures,
+        total.errors,
+        total.seconds
+    ));
+    out.push_str(&body);
     out.push_str("</testsuites>\n");
     out
 }
 
-/// One student's part as a `<testsuite>`.
-fn suite(out: &mut String, student: &str, part: &PartReport, timestamp: &str) {
-    let name = escape(&format!("{student}.{}", part.id));
-    let (n, failures, errors, skipped, time) = counts(part.tests.iter());
+/// One student's part as a `<testsuite>` of `cases`; returns its counts.
+fn suite(out: &mut String, name: &str, cases: &[Case], timestamp: &str) -> Counts {
+    let name = escape(name);
+    let mut counts = Counts::default();
+    cases.iter().for_each(|case| counts.add(case));
     out.push_str(&format!(
-        "  <testsuite name=\"{name}\" tests=\"{n}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\" timestamp=\"{}\">\n",
+        "  <testsuite name=\"{name}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\" timestamp=\"{}\">\n",
+        counts.tests,
+        counts.failures,
+        counts.errors,
+        counts.skipped,
+        counts.seconds,
         escape(timestamp.trim_end_matches('Z'))
     ));
-    for test in &part.tests {
-        let head = format!(
-            "    <testcase name=\"{}\" classname=\"{name}\" time=\"{:.3}\"",
-            escape(&test.id),
-            test.cpu_ms as f64 / 1000.0
-        );
-        let message = escape(&test.verdict_label);
-        let kind = escape(test.verdict.name());
-        let body = escape(&test_output(test));
-        match outcome(test.verdict) {
+    for case in cases {
+        let head =
+            format!("    <testcase name=\"{}\" classname=\"{name}\" time=\"{:.3}\"", escape(&case.name), case.seconds);
+        let (message, kind, text) = (escape(&case.message), escape(&case.kind), escape(&case.text));
+        match case.outcome {
             Outcome::Passed => out.push_str(&format!("{head}/>\n")),
             Outcome::Failure => out.push_str(&format!(
-                "{head}>\n      <failure message=\"{message}\" type=\"{kind}\">{body}</failure>\n    </testcase>\n"
+                "{head}>\n      <failure message=\"{message}\" type=\"{kind}\">{text}</failure>\n    </testcase>\n"
             )),
             Outcome::Error => out.push_str(&format!(
-                "{head}>\n      <error message=\"{message}\" type=\"{kind}\">{body}</error>\n    </testcase>\n"
+                "{head}>\n      <error message=\"{message}\" type=\"{kind}\">{text}</error>\n    </testcase>\n"
             )),
-            Outcome::Skipped => out.push_str(&format!(
-                "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                escape(&test.explanation)
-            )),
+            Outcome::Skipped => {
+                out.push_str(&format!("{head}>\n      <skipped message=\"{message}\"/>\n    </testcase>\n"))
+            }
         }
     }
     out.push_str("  </testsuite>\n");
+    counts
 }
 
 /// Text → XML character data or an attribute value: markup escaped, and every character XML 1.0
