@@ -48,10 +48,13 @@ fn elements(xml: &str) -> Vec<Element> {
     found
 }
 
+/// An element the schema allows: its name, its parent, its required and optional attributes.
+type Rule = (&'static str, Option<&'static str>, &'static [&'static str], &'static [&'static str]);
+
 /// What `junit-10.xsd` allows: for each element, its parent, required and optional
 /// attributes. Returns every breach, named.
 fn jenkins_schema_breaches(xml: &str) -> Vec<String> {
-    let rules: [(&str, Option<&str>, &[&str], &[&str]); 7] = [
+    let rules: [Rule; 7] = [
         ("testsuites", None, &[], &["name", "time", "tests", "failures", "errors"]),
         (
             "testsuite",
