@@ -10,12 +10,32 @@ use crate::sandbox::{Limits, Sandbox};
 
 /// Describes where and how marking with `plan` runs now.
 pub fn describe(plan: &Plan<'_>, slots: &Slots, sandbox: &Sandbox) -> Environment {
-    let launch_env = plan.launch.env.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>();
     Environment {
         limits: plan.limits_description.clone(),
-        launch_env: launch_env.join(" "),
+        launch_env: describe_launch_env(plan),
         ..describe_machine(slots, sandbox)
     }
+}
+
+/// The launch variables as runs get them: placeholders filled with the runs' limits, or, where
+/// runs differ, named with the values they take (`-XmxNm (N: each test's memory_mb, 512 or
+/// 1024)`), never a raw `{memory_mb}`.
+fn describe_launch_env(plan: &Plan<'_>) -> String {
+    let mut memories: Vec<u64> = plan.runs.iter().map(|run| run.limits.memory_bytes >> 20).collect();
+    memories.sort_unstable();
+    memories.dedup();
+    let placeholder = plan.launch.env.iter().any(|(_, value)| value.contains("{memory_mb}"));
+    let (fill, note) = match memories.as_slice() {
+        [one] => (one.to_string(), String::new()),
+        _ if !placeholder => (String::new(), String::new()),
+        many => {
+            let values: Vec<String> = many.iter().map(u64::to_string).collect();
+            ("N".to_string(), format!(" (N: each test's memory_mb, {})", values.join(" or ")))
+        }
+    };
+    let words: Vec<String> =
+        plan.launch.env.iter().map(|(name, value)| format!("{name}={}", value.replace("{memory_mb}", &fill))).collect();
+    format!("{}{note}", words.join(" "))
 }
 
 /// The tests' limits in words: each distinct set once, with the number of tests it applies

@@ -251,7 +251,8 @@ fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
         stop: stop_on_interrupt(output.quiet),
     };
     let left_out = (left_out.hidden_tests + left_out.other_tests > 0).then_some(left_out);
-    let mut terminal = report::Terminal { left_out: left_out.clone(), quiet: output.quiet };
+    let mut terminal =
+        report::Terminal { left_out: left_out.clone(), quiet: output.quiet, suite_dir: Some(suite.dir.clone()) };
     let mut files = args.out.clone().map(|dir| report::Files { left_out, ..report::Files::new(dir) });
     let mut progress = report::Progress::new(output.color, args.out.clone());
     let mut exports =

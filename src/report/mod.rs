@@ -404,6 +404,24 @@ pub struct Terminal {
     /// What the marking left out (`bhgrade test` without `--all`), said in the report.
     pub left_out: Option<LeftOut>,
     pub quiet: bool,
+    /// The suite's folder: what `SUITE` stands for in the report's lines to run a test again.
+    pub suite_dir: Option<PathBuf>,
+}
+
+impl Terminal {
+    /// The line that says what `SUITE` is, when the report shows a line to run a test again.
+    fn suite_line(&self, report: &StudentReport) -> String {
+        let shows_a_run = report.parts.iter().flat_map(|part| &part.tests).any(|test| {
+            test.visible && test.verdict != crate::verdict::Verdict::Accepted && !test.reproduce.is_empty()
+        });
+        match (&self.suite_dir, shows_a_run) {
+            (Some(dir), true) => {
+                let dir = crate::sandbox::shell_quote(dir.as_os_str());
+                format!("\nTo run a test above yourself, from the submission's source folder: export SUITE={dir}\n")
+            }
+            _ => String::new(),
+        }
+    }
 }
 
 impl Reporter for Terminal {
@@ -418,7 +436,7 @@ impl Reporter for Terminal {
                         crate::score::format(report.score),
                         crate::score::format(report.max_score)
                     ),
-                    false => markdown::student(report, self.left_out.as_ref())?,
+                    false => markdown::student(report, self.left_out.as_ref())? + &self.suite_line(report),
                 };
                 let mut out = std::io::stdout().lock();
                 out.write_all(text.as_bytes())

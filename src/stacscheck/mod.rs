@@ -2,7 +2,7 @@
 //! [`Step`]s (one per script run), each → a sandbox [`Command`](crate::sandbox::Command), and
 //! each finished run → pass or a [`Failure`] by stacscheck's own rules.
 //!
-//! The tree format (see `docs/stacscheck.md` of the shared docs) in short: `practical.config`
+//! The tree format (see `docs/stacscheck.md`) in short: `practical.config`
 //! at the root ([`config`]); `build*`, `test*`, `info*` and `prog*` scripts ending in `.sh`;
 //! `.out` files, each compared with the output of every prog script of its folder, which
 //! gets the `.in` file of the same name on standard input. The pieces:

@@ -320,6 +320,10 @@ fn every_students_gradescope_and_prairielearn_files_follow_their_formats() {
         check_gradescope(&read(&format!("gradescope/{student}.json")), &report);
         check_prairielearn(&read(&format!("prairielearn/{student}.json")), &report);
     }
+    // A build failure's result carries the compiler's errors, as the student needs them.
+    let failed = marked.text("prairielearn/does-not-compile.json");
+    let output = serde_json::from_str::<serde_json::Value>(&failed).unwrap()["output"].as_str().unwrap().to_string();
+    assert!(output.contains("Build output (end)") && output.contains("error:"), "{output}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The checker: does a list of integers solve a puzzle?
 //!
 //! Input: a [`Puzzle`], a [`Game`] and the integers of a candidate solution (as
-//! [`super::parse::read_integers`] reads them, per ruling 1 of `practical.md`). Output: a
+//! [`super::parse::read_integers`] reads them, per ruling 1 of `docs/practical.md`). Output: a
 //! [`CheckReport`] whose [`Finding`] says exactly what happened: solved, which move failed and
 //! why, what was left at the end, or a win followed by more input (ruling 2, its own finding so
 //! that suite validation can reject tests whose answer would turn on it).

@@ -6,7 +6,7 @@
 //! built on [`JavaRandom`], a faithful port of `java.util.Random`. [`GenName`]: a file name
 //! that spells `GEN`'s arguments, as the course named its generated puzzles.
 //!
-//! The algorithm (`practical.md`, "The starter's generator"):
+//! The algorithm (`docs/practical.md`, "The starter's generator"):
 //! 1. `max = R*S - 1`; `cards[i] = i + 2` for `i` in `0..max` (every card but card 1);
 //! 2. with `rnd = new Random(seed)`, for `i` from `0` to `max-2` inclusive, swap `cards[i]` with
 //!    `cards[i + rnd.nextInt(max - i)]`;

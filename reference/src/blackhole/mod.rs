@@ -1,4 +1,4 @@
-//! Black Hole and Worm Hole patience (`practical.md`), the 2021 practical's game: the reference
+//! Black Hole and Worm Hole patience (`docs/practical.md`), the 2021 practical's game: the reference
 //! everything bhgrade decides about it rests on.
 //!
 //! Modules in the order data flows through them:

@@ -4,7 +4,7 @@
 //! [`Deck`], [`Card`], [`Puzzle`], [`Game`] and [`Move`].
 //!
 //! Cards are the integers `1..=R*S`; suit `k` (0-based) holds `k*R+1 ..= k*R+R`, and the rank of
-//! card `c` is `(c-1) mod R` (`practical.md`, "The games").
+//! card `c` is `(c-1) mod R` (`docs/practical.md`, "The games").
 
 use std::fmt;
 

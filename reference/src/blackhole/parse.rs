@@ -2,7 +2,7 @@
 //!
 //! Input: the text of a puzzle file (and a name for messages) or of a candidate solution.
 //! Output: a validated [`Puzzle`] or a [`ParseError`] naming line, column and what was expected;
-//! for solutions, the integers read per ruling 1 of `practical.md`.
+//! for solutions, the integers read per ruling 1 of `docs/practical.md`.
 //!
 //! Both readers split the text the way the starter's `java.util.Scanner` does (on Java
 //! whitespace, [`crate::parse_util::Tokens`]), so a token is "an integer" here exactly when a student's `hasNextInt()` would say

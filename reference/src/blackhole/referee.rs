@@ -2,7 +2,7 @@
 //!
 //! Input: test kinds `check`, `solve`, `checkworm`, `solveworm`, puzzle texts and candidate
 //! solutions. Output: the reference's expected answers and judgements of programs' first lines
-//! (rulings 2 to 5 of `practical.md`). For authoring it hands on to
+//! (rulings 2 to 5 of `docs/practical.md`). For authoring it hands on to
 //! [`super::derive`](mod@super::derive) (derive rules → candidate solutions) and
 //! [`super::generate::GenName`] (generator-named files → text).
 

@@ -5,7 +5,7 @@
 //! exactly what happened: solved; no count; a negative count; which move failed and why
 //! ([`Illegal`]); a count larger than the moves given; or piles left at the end.
 //!
-//! `CHECK` is `true` exactly when (`late-binding.md`, "Solutions and the commands"): the first
+//! `CHECK` is `true` exactly when (`docs/late-binding.md`, "Solutions and the commands"): the first
 //! integer `n` is `>= 0`; at least `2n` integers follow; each move names a card in the row at a
 //! position `i >= 1` and a destination `0 <= d < i`, and is legal (or, with grace, the game's one
 //! grace move: onto pile 0, the first move that is not legal without grace); and one pile is

@@ -6,7 +6,7 @@
 //! port of `java.util.Random` ([`crate::blackhole::generate::JavaRandom`]). [`GenName`]: a file
 //! name that spells `GEN`'s arguments, as the course named its layouts.
 //!
-//! The algorithm (`late-binding.md`, "The starter's generator"): with `N = R*S`,
+//! The algorithm (`docs/late-binding.md`, "The starter's generator"): with `N = R*S`,
 //! `cards[i] = i+1`, and `rnd = new Random(seed)`, for `i` from `0` to `N-2` swap `cards[i]`
 //! with `cards[i + rnd.nextInt(N-i)]`; the layout is the first `min(P, N)` cards. The text is
 //! `R S P`, a line break, every card followed by one space, and a line break.

@@ -1,4 +1,4 @@
-//! Late Binding Solitaire (`late-binding.md`), the 2022 practical's game: the reference on the
+//! Late Binding Solitaire (`docs/late-binding.md`), the 2022 practical's game: the reference on the
 //! same interface as Black Hole's.
 //!
 //! Modules in the order data flows through them:

@@ -7,7 +7,7 @@
 //! Cards and decks are Black Hole's ([`crate::blackhole::model::Card`],
 //! [`crate::blackhole::model::Deck`]): cards `1..=R*S`, `rank(c) = (c-1) mod R`, and here also
 //! `suit(c) = (c-1) div R`
-//! (`late-binding.md`, "Cards and matching").
+//! (`docs/late-binding.md`, "Cards and matching").
 
 use std::fmt;
 

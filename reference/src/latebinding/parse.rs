@@ -8,7 +8,7 @@
 //! Tokens are split where Java's `Scanner` splits them ([`is_java_whitespace`]) and a token is
 //! an integer exactly when `hasNextInt()` would say so (an optional sign, ASCII digits, within
 //! Java's `int`), with Black Hole's two deliberate omissions: no locale grouping (`1,000`) and
-//! no non-ASCII digits. The format (`late-binding.md`, "Layout file"): `R S P`, then `P` cards,
+//! no non-ASCII digits. The format (`docs/late-binding.md`, "Layout file"): `R S P`, then `P` cards,
 //! line breaks meaning nothing and anything after the `P`-th card ignored.
 
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //!
 //! Input: test kinds (`check`, `solve`, and the grace kinds in both spellings: `gracecheck`,
 //! `checkgrace`, `gracesolve`, `solvegrace`), layout texts and candidate solutions. Output: the
-//! reference's expected answers and judgements of programs' first lines (`late-binding.md`,
+//! reference's expected answers and judgements of programs' first lines (`docs/late-binding.md`,
 //! "Solutions and the commands").
 //!
 //! Judging follows the contract: a check line must be exactly `true` or `false` (trimmed, as
