@@ -32,9 +32,8 @@ fn main() {
     let submissions: Vec<Submission> = ["correct", "never-ends"]
         .iter()
         .flat_map(|fixture| {
-            (0..copies).map(move |i| Submission {
-                name: format!("{fixture}-{i}"),
-                path: repo.join("fixtures/submissions").join(fixture),
+            (0..copies).map(move |i| {
+                Submission::plain(format!("{fixture}-{i}"), repo.join("fixtures/submissions").join(fixture))
             })
         })
         .collect();

@@ -47,6 +47,7 @@
 //! ```
 
 mod intake;
+pub mod lms;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -76,6 +77,18 @@ pub struct Submission {
     pub name: String,
     /// A folder, an archive, or any other entry (whose build then fails, saying what it is).
     pub path: PathBuf,
+    /// More entries of the same student (an LMS delivers one file per file handed in): each
+    /// extracted, or copied under the student's own file name, into the same copy.
+    pub extra: Vec<PathBuf>,
+    /// Who the submission belongs to, when an LMS named it.
+    pub lms: Option<lms::LmsIdentity>,
+}
+
+impl Submission {
+    /// A submission of one entry, named `name`, with no LMS identity.
+    pub fn plain(name: String, path: PathBuf) -> Submission {
+        Submission { name, path, extra: Vec::new(), lms: None }
+    }
 }
 
 /// Said when a build script with Windows line endings fails.

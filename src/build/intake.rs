@@ -10,6 +10,10 @@
 //! named by their whole file name (`abc1` and `abc1.zip`), and any still alike get `~2`,
 //! `~3`, ... in file-name order. Each renaming is listed ([`Renamed`]) and said in that
 //! student's build detail ([`explain`]).
+//!
+//! Entries named by an LMS ([`super::lms`]: Canvas's `lastfirst_12345_67890_p1.zip`, Moodle's
+//! `Full Name_4021_assignsubmission_file_`) are one student per LMS user, however many files
+//! they handed in, named as the LMS names them; the identity goes with the submission.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
@@ -17,6 +21,7 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use super::lms::{self, LmsIdentity};
 use super::{io_err, BuildError, Submission};
 use crate::archive::{self, Format};
 
@@ -104,6 +109,8 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
     let mut found = Intake::default();
     // (plain name, whole file name, path)
     let mut entries: Vec<(String, String, PathBuf)> = Vec::new();
+    // Entries an LMS named, by student: (system, user id) → the identity and the paths.
+    let mut by_user: BTreeMap<(lms::Lms, String), (LmsIdentity, Vec<PathBuf>)> = BTreeMap::new();
     for entry in fs::read_dir(dir).map_err(io_err(dir))? {
         let entry = entry.map_err(io_err(dir))?;
         let (path, file_name) = (entry.path(), entry.file_name());
@@ -113,7 +120,30 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
             found.ignored.push(Ignored { path, why });
             continue;
         }
-        entries.push((natural_name(&file_name, is_dir), printable_name(&file_name), path));
+        match file_name.to_str().and_then(|name| lms::parse(name, is_dir)) {
+            Some(identity) => match by_user.entry((identity.lms, identity.user_id.clone())) {
+                std::collections::btree_map::Entry::Vacant(vacant) => {
+                    vacant.insert((identity, vec![path]));
+                }
+                std::collections::btree_map::Entry::Occupied(mut occupied) => {
+                    let (known, paths) = occupied.get_mut();
+                    known.late |= identity.late;
+                    known.files.extend(identity.files);
+                    paths.push(path);
+                }
+            },
+            None => entries.push((natural_name(&file_name, is_dir), printable_name(&file_name), path)),
+        }
+    }
+    // One student per LMS user, however many files they handed in, named as the LMS names them.
+    let mut extras: BTreeMap<PathBuf, (Vec<PathBuf>, LmsIdentity)> = BTreeMap::new();
+    for (mut identity, mut paths) in by_user.into_values() {
+        paths.sort();
+        identity.files.sort();
+        let first = paths.remove(0);
+        let whole = printable_name(first.file_name().unwrap_or_default());
+        entries.push((printable_name(OsStr::new(&identity.name)), whole, first.clone()));
+        extras.insert(first, (paths, identity));
     }
     entries.sort_by(|a, b| a.2.cmp(&b.2));
     let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -155,7 +185,8 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
         if let Some(why) = why {
             found.renamed.push(Renamed { name: name.clone(), path: path.clone(), why });
         }
-        found.submissions.push(Submission { name, path });
+        let (extra, lms) = extras.remove(&path).map_or((Vec::new(), None), |(extra, lms)| (extra, Some(lms)));
+        found.submissions.push(Submission { name, path, extra, lms });
     }
     found.submissions.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
     Ok(found)

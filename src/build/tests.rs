@@ -29,7 +29,7 @@ fn write(path: &Path, body: &str) {
 }
 
 fn sub(path: &Path) -> Submission {
-    Submission { name: path.file_name().unwrap().to_string_lossy().into(), path: path.to_path_buf() }
+    Submission::plain(path.file_name().unwrap().to_string_lossy().into(), path.to_path_buf())
 }
 
 #[test]
@@ -178,7 +178,7 @@ fn archive_submission_with_a_top_folder_and_macosx() {
             ("__MACOSX/abc123/src/build.sh", "exit 1"),
         ],
     );
-    let s = Submission { name: "abc123".into(), path: archive };
+    let s = Submission::plain("abc123".into(), archive);
     let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
     assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
     assert!(built.srcdir.ends_with("abc123/src"));
@@ -202,13 +202,13 @@ fn bad_archive_is_the_students_problem() {
     let tmp = tempfile::tempdir().unwrap();
     let archive = tmp.path().join("abc.zip");
     fs::write(&archive, b"not a zip").unwrap();
-    let s = Submission { name: "abc".into(), path: archive };
+    let s = Submission::plain("abc".into(), archive);
     let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
     assert_eq!(built.build.verdict, BuildVerdict::BuildFailed);
     assert!(built.build.detail.starts_with("could not extract:"), "{}", built.build.detail);
     let evil = tmp.path().join("evil.zip");
     zip_of(&evil, &[("../../escape.txt", "x")]);
-    let s = Submission { name: "evil".into(), path: evil };
+    let s = Submission::plain("evil".into(), evil);
     let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sandbox(tmp.path())).unwrap();
     assert_eq!(built.build.verdict, BuildVerdict::BuildFailed);
     assert!(built.build.detail.contains("(..)"), "{}", built.build.detail);
@@ -347,7 +347,7 @@ fn archives_inside_archives_are_opened() {
     let inner = zip_bytes(&[("src/build.sh", b"echo inner")]);
     let outer = tmp.path().join("abc.zip");
     fs::write(&outer, zip_bytes(&[("abc/work.zip", &inner)])).unwrap();
-    let s = Submission { name: "abc".into(), path: outer };
+    let s = Submission::plain("abc".into(), outer);
     let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sb).unwrap();
     assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
     assert_eq!(built.srcdir, built.root.join("abc/work/src"));
@@ -429,7 +429,7 @@ fn files_that_are_no_archive_fail_saying_what_they_are() {
     ] {
         let path = tmp.path().join(name);
         fs::write(&path, body).unwrap();
-        let s = Submission { name: name.into(), path };
+        let s = Submission::plain(name.into(), path);
         let built = prepare(&s, &config(), &tmp.path().join("scratch"), &sb).unwrap();
         assert_eq!(built.build.verdict, BuildVerdict::BuildFailed, "{name}");
         assert!(built.build.detail.starts_with(says), "{}", built.build.detail);

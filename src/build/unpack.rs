@@ -61,16 +61,43 @@ impl Budget {
     }
 }
 
-/// Copy a folder or extract an archive into `root`. `Ok(Err(..))` is the submission's
-/// problem, described for the report (a file that is no archive bhgrade opens says what it is).
+/// Copy a folder or extract an archive into `root`, and so each of the submission's other
+/// entries (an LMS's one file per file handed in). `Ok(Err(..))` is the submission's problem,
+/// described for the report (a file that is no archive bhgrade opens says what it is).
 pub(crate) fn copy_in(
     sub: &Submission,
     root: &Path,
     budget: &mut Budget,
     notes: &mut Vec<String>,
 ) -> Result<Result<(), String>, BuildError> {
-    if sub.path.is_dir() {
-        return match tree::copy_tree(&sub.path, root, &budget.remaining()) {
+    for path in std::iter::once(&sub.path).chain(&sub.extra) {
+        if let Err(problem) = copy_entry(path, sub.lms.is_some(), root, budget, notes)? {
+            return Ok(Err(problem));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// The student's own name of a file an LMS renamed (`p1.zip` of `smithjane_1_2_p1.zip`).
+fn own_file_name(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let own = super::lms::parse(name, false).and_then(|identity| identity.files.into_iter().next())?;
+    // Never a name that leads out of the copy.
+    (own != "." && own != "..").then_some(own)
+}
+
+/// One entry into `root`: a folder's contents copied, an archive extracted, and, of an LMS's
+/// submission, any other file copied under the student's own name (a `build.sh` handed in
+/// beside an archive). Anything else is the submission's problem.
+fn copy_entry(
+    path: &Path,
+    from_lms: bool,
+    root: &Path,
+    budget: &mut Budget,
+    notes: &mut Vec<String>,
+) -> Result<Result<(), String>, BuildError> {
+    if path.is_dir() {
+        return match tree::copy_tree(path, root, &budget.remaining()) {
             Ok(copied) => {
                 budget.spend(copied.entries, copied.bytes);
                 notes.extend(skipped_note(&copied.skipped));
@@ -80,10 +107,13 @@ pub(crate) fn copy_in(
             Err(tree::CopyError::Io { path, source }) => Err(BuildError::Io { path, source }),
         };
     }
-    if let Some(why) = why_not_openable(&sub.path) {
-        return Ok(Err(why));
+    if let Some(why) = why_not_openable(path) {
+        return match own_file_name(path).filter(|_| from_lms && path.is_file()) {
+            Some(own) => copy_own_file(path, &root.join(own), budget),
+            None => Ok(Err(why)),
+        };
     }
-    match archive::extract(&sub.path, root, &budget.remaining()) {
+    match archive::extract(path, root, &budget.remaining()) {
         Ok(done) => {
             budget.spend(done.entries, done.bytes);
             notes.extend(skipped_note(&done.skipped));
@@ -95,6 +125,20 @@ pub(crate) fn copy_in(
         }
         Err(e) => Ok(Err(format!("could not extract: {e}"))),
     }
+}
+
+/// A plain file an LMS delivered, copied to `target` within the submission's limits.
+fn copy_own_file(path: &Path, target: &Path, budget: &mut Budget) -> Result<Result<(), String>, BuildError> {
+    let size = std::fs::metadata(path).map_err(|e| BuildError::Io { path: path.to_path_buf(), source: e })?.len();
+    let left = budget.remaining();
+    if size > left.max_total_bytes || left.max_entries == 0 {
+        return Ok(Err(format!("the submission is too big: {} is {size} bytes", path.display())));
+    }
+    std::fs::create_dir_all(target.parent().unwrap_or(target))
+        .and_then(|()| std::fs::copy(path, target))
+        .map_err(|e| BuildError::Io { path: target.to_path_buf(), source: e })?;
+    budget.spend(1, size);
+    Ok(Ok(()))
 }
 
 /// Open archives found in the copy (see the module documentation) until a folder named

@@ -149,6 +149,11 @@ pub struct MarkArgs {
     /// Mark against a stacscheck test tree (e.g. Tests/ or Tests/Part1) instead of a suite.
     #[arg(long, value_name = "TESTDIR")]
     pub stacscheck: Option<PathBuf>,
+    /// The class roster: Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID,
+    /// Section). canvas.csv then has its rows and IDs; the summary lists who on it handed
+    /// nothing in (0 marks) and which submissions are no one's on it.
+    #[arg(long, value_name = "FILE")]
+    pub roster: Option<PathBuf>,
     /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
     /// class over machines; combine the outputs with `bhgrade merge`.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]

@@ -157,6 +157,12 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
         (None, None) => unreachable!("a suite is loaded when no tree is given"),
     };
     let dir = bundled(&args.submissions);
+    let roster = args
+        .roster
+        .as_deref()
+        .map(report::roster::Roster::read)
+        .transpose()
+        .map_err(|e| CliError::BadInput(e.to_string()))?;
     // Before the output folder is made: a marking `--isolation strict` refuses leaves nothing.
     let (scratch, sandbox) = scratch_and_sandbox(&args.common.containment)?;
     usable_out(&args.out)?;
@@ -189,13 +195,25 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     };
     let mut progress = report::Progress::new(output.color, Some(args.out.clone()));
     let mut rejudge = report::Rejudge { dir: args.out.clone() };
-    let mut files = report::Files::new(args.out.clone());
+    let mut files = report::Files { roster, ..report::Files::new(args.out.clone()) };
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut rejudge, &mut files];
     if !output.quiet {
         reporters.insert(0, &mut progress);
     }
     let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
+    if let Some(roster) = &files.roster {
+        let matched = roster.match_class(&class);
+        let absent = matched.on_roster.iter().filter(|(_, report)| report.is_none()).count();
+        if absent + matched.not_on_roster.len() > 0 {
+            eprintln!(
+                "roster: {} on the roster handed nothing in, {} not on it; see {}",
+                report::text::count(absent, "student"),
+                report::text::count(matched.not_on_roster.len(), "submission"),
+                args.out.join("summary.md").display()
+            );
+        }
+    }
     if !class.incomplete.is_empty() {
         return Ok(interrupted_status());
     }
@@ -242,7 +260,7 @@ fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
         )));
     }
     let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
-    let submissions = [Submission { name, path }];
+    let submissions = [Submission::plain(name, path)];
     let (scratch, sandbox) = scratch_and_sandbox(&args.common.containment)?;
     let options = MarkOptions {
         slots: args.common.parallel.slots(),
@@ -410,7 +428,7 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         .canonicalize()
         .map_err(|e| CliError::BadInput(format!("{}: {e}", args.submission.display())))?;
     let name = path.file_name().map_or_else(|| "submission".into(), build::printable_name);
-    let submissions = [Submission { name, path }];
+    let submissions = [Submission::plain(name, path)];
     let (scratch, sandbox) = scratch_and_sandbox(&args.containment)?;
     let options = MarkOptions {
         slots: args.parallel.slots(),

@@ -125,6 +125,7 @@ pub fn student_report(
         parts,
         check_table,
         environment: environment.clone(),
+        lms: None,
     }
 }
 

@@ -367,7 +367,9 @@ pub fn mark(
                     continue;
                 }
                 let name = &submissions[student].name;
-                let report = assemble::student_report(plan, name, entry.build.as_ref(), &entry.results, &environment);
+                let mut report =
+                    assemble::student_report(plan, name, entry.build.as_ref(), &entry.results, &environment);
+                report.lms = submissions[student].lms.clone();
                 let event = Event::StudentDone { report: Box::new(report.clone()), reused_runs: entry.reused };
                 announce(reporters, &event)?;
                 reports.push(report);

@@ -99,6 +99,55 @@ struct Failed<'a> {
 }
 
 /// The class summary in markdown.
+/// What the summary says of the LMS round trip: who handed in late, and, with a roster, who on
+/// it handed nothing in (0 marks in `canvas.csv`) and which submissions are no one's on it (not
+/// in `canvas.csv`). Empty when there is nothing to say.
+pub fn lms_sections(class: &ClassReport, roster: Option<&super::roster::Roster>) -> String {
+    let mut out = String::new();
+    let late: Vec<String> = class
+        .students
+        .iter()
+        .filter(|s| s.lms.as_ref().is_some_and(|lms| lms.late))
+        .map(|s| format!("- {}\n", text::prose(&s.student)))
+        .collect();
+    if !late.is_empty() {
+        out.push_str(&format!("\n## Handed in late (as the LMS says)\n\n{}", late.concat()));
+    }
+    let Some(roster) = roster else { return out };
+    let matched = roster.match_class(class);
+    let absent: Vec<String> = matched
+        .on_roster
+        .iter()
+        .filter(|(_, report)| report.is_none())
+        .map(|(row, _)| {
+            let ids = [&row.sis_login_id, &row.sis_user_id, &row.id].into_iter().find(|id| !id.is_empty());
+            format!(
+                "- {} ({}): no submission of theirs was found; 0 marks in canvas.csv\n",
+                text::prose(&row.student),
+                text::prose(ids.map_or("", |id| id.as_str()))
+            )
+        })
+        .collect();
+    let strangers: Vec<String> = matched
+        .not_on_roster
+        .iter()
+        .map(|report| format!("- {}: not in canvas.csv; enter its marks by hand\n", text::prose(&report.student)))
+        .collect();
+    out.push_str(&format!(
+        "\n## Roster\n\n{} of the {} on the roster ({}) handed in.\n",
+        matched.on_roster.len() - absent.len(),
+        text::count(matched.on_roster.len(), "student"),
+        text::prose(&roster.path.display().to_string())
+    ));
+    if !absent.is_empty() {
+        out.push_str(&format!("\n### On the roster, nothing handed in\n\n{}", absent.concat()));
+    }
+    if !strangers.is_empty() {
+        out.push_str(&format!("\n### Handed in, not on the roster\n\n{}", strangers.concat()));
+    }
+    out
+}
+
 pub fn summary(class: &ClassReport) -> Result<String, minijinja::Error> {
     let counts: BTreeMap<&str, String> = class
         .students

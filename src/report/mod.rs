@@ -7,6 +7,7 @@ pub mod feedback;
 mod html;
 pub mod markdown;
 pub mod model;
+pub mod roster;
 pub mod text;
 
 use std::io::{IsTerminal, Write};
@@ -223,12 +224,15 @@ pub struct Files {
     pub dir: PathBuf,
     /// What the marking left out (`bhgrade test` without `--all`), said in every report.
     pub left_out: Option<LeftOut>,
+    /// The class roster (`mark --roster`): `canvas.csv` has its rows, the summary says who on
+    /// it handed nothing in and which submissions are no one's on it.
+    pub roster: Option<roster::Roster>,
 }
 
 impl Files {
-    /// Files in `dir`, of a marking that left nothing out.
+    /// Files in `dir`, of a marking that left nothing out, with no roster.
     pub fn new(dir: PathBuf) -> Files {
-        Files { dir, left_out: None }
+        Files { dir, left_out: None, roster: None }
     }
 
     /// Writes `name` (a path relative to the output folder) atomically, making its folder.
@@ -318,9 +322,11 @@ impl Reporter for Files {
                 self.write(&format!("prairielearn/{}.json", report.student), prairielearn.as_bytes())
             }
             Event::Finished(class) => {
-                self.write("summary.md", markdown::summary(class)?.as_bytes())?;
+                let mut summary = markdown::summary(class)?;
+                summary.push_str(&markdown::lms_sections(class, self.roster.as_ref()));
+                self.write("summary.md", summary.as_bytes())?;
                 self.write("grades.csv", markdown::grades_csv(class).as_bytes())?;
-                self.write("canvas.csv", export::canvas::gradebook(class).as_bytes())?;
+                self.write("canvas.csv", export::canvas::gradebook(class, self.roster.as_ref()).as_bytes())?;
                 self.write("junit.xml", export::junit::xml(class).as_bytes())?;
                 self.write("index.html", html::class_page(class)?.as_bytes())?;
                 self.set_aside_stale_reports(class)?;

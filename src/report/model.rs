@@ -24,6 +24,9 @@ pub struct StudentReport {
     /// The rows of the handout's check table a harness can fill.
     pub check_table: Vec<CheckRow>,
     pub environment: Environment,
+    /// Who handed the submission in, when an LMS named it (Canvas's user id, the late flag).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lms: Option<crate::build::lms::LmsIdentity>,
 }
 
 /// The build stage's outcome.

@@ -9,6 +9,7 @@ mod injection;
 mod intake;
 mod junit;
 mod lbs;
+mod lms;
 mod mark;
 mod merge;
 mod nonroot;

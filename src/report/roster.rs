@@ -1,0 +1,193 @@
+//! A class roster: a Canvas gradebook export (`Student, ID, SIS User ID, SIS Login ID,
+//! Section, ...`, as "Export" in Canvas's gradebook writes it) → a [`Roster`], and the match of
+//! a marked class against it ([`Roster::match_class`]): who on the roster handed in what, who
+//! did not, and which submissions are nobody's on the roster.
+//!
+//! A submission is a roster row's when its Canvas user id (from Canvas's download names, see
+//! [`crate::build::lms`]) is the row's `ID`, or its name is the row's `SIS Login ID` or
+//! `SIS User ID` (a course that names submissions by login), ignoring case.
+
+use std::path::{Path, PathBuf};
+
+use super::model::{ClassReport, StudentReport};
+use crate::build::lms::Lms;
+
+/// One student of the roster, with Canvas's own columns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RosterRow {
+    pub student: String,
+    pub id: String,
+    pub sis_user_id: String,
+    pub sis_login_id: String,
+    pub section: String,
+}
+
+/// A class roster, in its file's order.
+#[derive(Clone, Debug)]
+pub struct Roster {
+    pub path: PathBuf,
+    pub rows: Vec<RosterRow>,
+}
+
+/// Why a roster cannot be used; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RosterError {
+    #[error("{}: cannot read the roster: {error}", path.display())]
+    Read { path: PathBuf, error: std::io::Error },
+    #[error("{}:{line}: {message}", path.display())]
+    Format { path: PathBuf, line: usize, message: String },
+}
+
+/// A class matched against a roster.
+pub struct Matched<'a> {
+    /// Every roster row, in roster order, with the student's report when they handed in.
+    pub on_roster: Vec<(&'a RosterRow, Option<&'a StudentReport>)>,
+    /// Reports of submissions that are no roster row's.
+    pub not_on_roster: Vec<&'a StudentReport>,
+}
+
+/// The columns a roster must have (Canvas's names), and `Section`, which it may.
+const REQUIRED: [&str; 4] = ["Student", "ID", "SIS User ID", "SIS Login ID"];
+
+impl Roster {
+    pub fn read(path: &Path) -> Result<Roster, RosterError> {
+        let text = std::fs::read_to_string(path).map_err(|error| RosterError::Read { path: path.into(), error })?;
+        Roster::parse(path, &text)
+    }
+
+    /// Reads the roster's text; `path` is only for messages.
+    pub fn parse(path: &Path, text: &str) -> Result<Roster, RosterError> {
+        let error = |line: usize, message: String| RosterError::Format { path: path.into(), line, message };
+        let records = csv_records(text.trim_start_matches('\u{feff}')).map_err(|(line, m)| error(line, m))?;
+        let Some((_, header)) = records.first() else {
+            return Err(error(1, "the roster is empty; expected Canvas's gradebook export".into()));
+        };
+        let column = |name: &str| header.iter().position(|h| h.trim() == name);
+        let missing: Vec<&str> = REQUIRED.into_iter().filter(|name| column(name).is_none()).collect();
+        if !missing.is_empty() {
+            let message = format!(
+                "the header lacks {}; expected Canvas's gradebook export (Student, ID, SIS User ID, SIS Login ID, Section)",
+                missing.join(", ")
+            );
+            return Err(error(1, message));
+        }
+        let [student, id, sis_user, sis_login] = REQUIRED.map(|name| column(name).expect("checked"));
+        let section = column("Section");
+        let field = |record: &[String], index: Option<usize>| {
+            index.and_then(|i| record.get(i)).map_or_else(String::new, |f| f.trim().to_string())
+        };
+        let mut rows = Vec::new();
+        for (line, record) in records.iter().skip(1) {
+            let row = RosterRow {
+                student: field(record, Some(student)),
+                id: field(record, Some(id)),
+                sis_user_id: field(record, Some(sis_user)),
+                sis_login_id: field(record, Some(sis_login)),
+                section: field(record, section),
+            };
+            // Canvas's own rows: the points possible, and the course's test student.
+            let canvas_row = row.student.contains("Points Possible") || row.student == "Student, Test";
+            if canvas_row || record.iter().all(|f| f.trim().is_empty()) {
+                continue;
+            }
+            if row.id.is_empty() && row.sis_user_id.is_empty() && row.sis_login_id.is_empty() {
+                return Err(error(*line, format!("`{}` has no ID, SIS User ID or SIS Login ID", row.student)));
+            }
+            rows.push(row);
+        }
+        Ok(Roster { path: path.into(), rows })
+    }
+
+    /// Whether `report` is `row`'s submission.
+    fn is_of(row: &RosterRow, report: &StudentReport) -> bool {
+        let same = |a: &str, b: &str| !a.is_empty() && a.eq_ignore_ascii_case(b);
+        let canvas_user = report.lms.as_ref().filter(|lms| lms.lms == Lms::Canvas).map(|lms| lms.user_id.as_str());
+        canvas_user.is_some_and(|user| same(&row.id, user))
+            || same(&row.sis_login_id, &report.student)
+            || same(&row.sis_user_id, &report.student)
+    }
+
+    /// The class matched against the roster: each row its first matching report.
+    pub fn match_class<'a>(&'a self, class: &'a ClassReport) -> Matched<'a> {
+        let mut claimed = vec![false; class.students.len()];
+        let mut on_roster = Vec::with_capacity(self.rows.len());
+        for row in &self.rows {
+            let found =
+                class.students.iter().enumerate().find(|(i, report)| !claimed[*i] && Roster::is_of(row, report));
+            if let Some((index, _)) = found {
+                claimed[index] = true;
+            }
+            on_roster.push((row, found.map(|(_, report)| report)));
+        }
+        let not_on_roster = class.students.iter().zip(claimed).filter(|(_, c)| !c).map(|(r, _)| r).collect();
+        Matched { on_roster, not_on_roster }
+    }
+}
+
+/// A CSV record and the line it starts on.
+type Record = (usize, Vec<String>);
+
+/// RFC 4180 records with their first line numbers: fields split on commas, quoted fields may
+/// hold commas, line breaks and doubled quotes. An error is its line and what is wrong.
+fn csv_records(text: &str) -> Result<Vec<Record>, (usize, String)> {
+    let (mut records, mut record, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut line, mut start_line, mut quoted, mut chars) = (1, 1, false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => {
+                line += usize::from(c == '\n');
+                field.push(c);
+            }
+            (false, '"') if field.is_empty() => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut field)),
+            (false, '\r') if chars.peek() == Some(&'\n') => {}
+            (false, '\n') => {
+                record.push(std::mem::take(&mut field));
+                records.push((start_line, std::mem::take(&mut record)));
+                line += 1;
+                start_line = line;
+            }
+            (false, c) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err((start_line, "a quoted field is never closed".into()));
+    }
+    if !field.is_empty() || !record.is_empty() {
+        record.push(field);
+        records.push((start_line, record));
+    }
+    Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canvas_exports_are_read_with_their_own_rows_left_out() {
+        let text = "\u{feff}Student,ID,SIS User ID,SIS Login ID,Section,P1 (123)\r\n\
+                    \"    Points Possible\",,,,,25\r\n\
+                    \"Smith, Jane\",101,S1,js1,\"A, B\",\r\n\
+                    \"Student, Test\",999,,,,\r\n\
+                    Doe John,102,,jd2,,\r\n";
+        let roster = Roster::parse(Path::new("r.csv"), text).unwrap();
+        let names: Vec<&str> = roster.rows.iter().map(|r| r.student.as_str()).collect();
+        assert_eq!(names, ["Smith, Jane", "Doe John"]);
+        assert_eq!(roster.rows[0].section, "A, B");
+        assert_eq!(roster.rows[1].sis_login_id, "jd2");
+    }
+
+    #[test]
+    fn a_file_that_is_no_roster_is_refused_naming_what_it_lacks() {
+        let error = Roster::parse(Path::new("grades.csv"), "student,total\nabc,3\n").unwrap_err().to_string();
+        assert!(error.starts_with("grades.csv:1: the header lacks Student, ID, SIS User ID, SIS Login ID"), "{error}");
+        let open = Roster::parse(Path::new("r.csv"), "Student,ID,SIS User ID,SIS Login ID\n\"Smith, Jane,1,,\n");
+        assert_eq!(open.unwrap_err().to_string(), "r.csv:2: a quoted field is never closed");
+    }
+}
