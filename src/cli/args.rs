@@ -6,7 +6,9 @@ use clap::{Args, Parser, Subcommand};
 
 use bhgrade::{pipeline, report};
 
-pub const BUNDLED_SUITE: &str = "suites/cs3105-p1";
+pub const BUNDLED_SUITE: &str = "cs3105-p1";
+/// The suite folder `regen` works on by default: the bundled suite in a clone.
+pub const BUNDLED_SUITE_FOLDER: &str = "suites/cs3105-p1";
 pub const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
 
 #[derive(Debug, Parser)]
@@ -83,8 +85,9 @@ Exit status 0 when every step passed, 1 when any did not.")]
 
 #[derive(Debug, Args)]
 pub struct Common {
-    /// The suite folder (holding suite.yaml and expected.json).
-    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    /// The suite: a folder (holding suite.yaml and expected.json), or the name of a suite built
+    /// into bhgrade (cs3105-p1, lbs-2022).
+    #[arg(long, value_name = "DIR|NAME", default_value = BUNDLED_SUITE)]
     pub suite: PathBuf,
     #[command(flatten)]
     pub parallel: Parallel,
@@ -212,8 +215,9 @@ pub struct StacscheckArgs {
     /// Also write the markdown report (and JSON) into this folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// The suite whose `launch` settings (environment, memory overhead) the steps run with.
-    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    /// The suite whose `launch` settings (environment, memory overhead) the steps run with: a
+    /// folder, or a bundled suite's name.
+    #[arg(long, value_name = "DIR|NAME", default_value = BUNDLED_SUITE)]
     pub suite: PathBuf,
     #[command(flatten)]
     pub parallel: Parallel,
@@ -263,7 +267,7 @@ Exit status: 0 done (with --check: up to date); 1 with --check: out of date, eac
 2 the suite is invalid.")]
 pub struct RegenArgs {
     /// The suite folder.
-    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE)]
+    #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE_FOLDER)]
     pub suite: PathBuf,
     /// Change nothing; list every test whose stored answer, hardness or derived solution differs
     /// from what the reference now says, or whose inputs changed since regen ran (for CI).

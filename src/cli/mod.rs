@@ -58,7 +58,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
 }
 
 fn load_suite(dir: &Path) -> Result<Suite, CliError> {
-    let dir = bundled(dir);
+    let dir = suite_dir(dir)?;
     let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
     definition.verify().map_err(|e| suite_error(&dir, e))
 }
@@ -84,16 +84,36 @@ fn suite_error(dir: &Path, error: suite::SuiteError) -> CliError {
 
 /// A bundled default path, found from the current folder or, failing that, the source tree.
 fn bundled(path: &Path) -> PathBuf {
-    let is_default = path == Path::new(BUNDLED_SUITE) || path == Path::new(BUNDLED_SUBMISSIONS);
-    if is_default && !path.exists() {
+    if path == Path::new(BUNDLED_SUBMISSIONS) && !path.exists() {
         return Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
     }
     path.to_path_buf()
 }
 
+/// The folder `--suite` names: a folder that exists, else a bundled suite by its name
+/// (`cs3105-p1`, or `suites/cs3105-p1` as in a clone), unpacked from the binary.
+fn suite_dir(given: &Path) -> Result<PathBuf, CliError> {
+    if given.is_dir() {
+        return Ok(given.to_path_buf());
+    }
+    let name = given.to_str().map(|text| text.strip_prefix("suites/").unwrap_or(text));
+    match name.and_then(suite::bundled::unpack) {
+        Some(Ok(dir)) => Ok(dir),
+        Some(Err(error)) => Err(CliError::Harness(format!(
+            "cannot unpack the bundled suite {} into the cache: {error}",
+            given.display()
+        ))),
+        None => Err(CliError::BadInput(format!(
+            "{}: no such suite folder, and no bundled suite of that name (bundled: {})",
+            given.display(),
+            suite::bundled::names().join(", ")
+        ))),
+    }
+}
+
 /// The launch settings of a suite, for runs that are not the suite's tests (stacscheck steps).
 fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
-    let dir = bundled(dir);
+    let dir = suite_dir(dir)?;
     let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
     Ok(definition.launch)
 }
@@ -468,7 +488,8 @@ fn merge(args: MergeArgs) -> Result<u8, CliError> {
 }
 
 fn regen(args: RegenArgs) -> Result<u8, CliError> {
-    let dir = bundled(&args.suite);
+    // An organiser's own folder: a bundled suite is regenerated in a clone (suites/NAME).
+    let dir = args.suite.clone();
     let failed = |e: regen::RegenError| match e {
         regen::RegenError::Suite(_) | regen::RegenError::NotGenerated { .. } => CliError::BadInput(e.to_string()),
         regen::RegenError::Write { .. } => CliError::Harness(e.to_string()),

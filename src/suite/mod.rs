@@ -15,6 +15,7 @@
 //! instead of naming a `solution` file; the suite's game makes them, and `bhgrade regen`
 //! ([`crate::regen`]) writes them into the suite.
 
+pub mod bundled;
 pub mod derive;
 mod expected;
 pub mod export;
