@@ -236,19 +236,33 @@ pub(crate) fn gid() -> u32 {
     unsafe { libc::getegid() }
 }
 
-/// Uid and gid of a user from the password database.
+/// Uid and gid of a user from `/etc/passwd`, read directly rather than through NSS: a statically
+/// linked bhgrade cannot load NSS modules, and the run user (`nobody`) is always a local one.
 pub(crate) fn user_ids(name: &str) -> Option<(u32, u32)> {
-    let c_name = std::ffi::CString::new(name).ok()?;
-    // SAFETY: zeroed passwd is a valid out-parameter; the buffer outlives the call.
-    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut buf = vec![0 as libc::c_char; 4096];
-    let mut found: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: all pointers are to live locals of the sizes given.
-    let r = unsafe { libc::getpwnam_r(c_name.as_ptr(), &mut entry, buf.as_mut_ptr(), buf.len(), &mut found) };
-    if r != 0 || found.is_null() {
-        return None;
-    }
-    Some((entry.pw_uid, entry.pw_gid))
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd_entry(&passwd, name)
+}
+
+/// The uid and gid of `name` in the text of a passwd file.
+fn passwd_entry(passwd: &str, name: &str) -> Option<(u32, u32)> {
+    passwd.lines().find_map(|line| {
+        let mut fields = line.split(':');
+        if fields.next()? != name {
+            return None;
+        }
+        let (_password, uid, gid) = (fields.next()?, fields.next()?, fields.next()?);
+        Some((uid.parse().ok()?, gid.parse().ok()?))
+    })
+}
+
+#[cfg(test)]
+#[test]
+fn passwd_lines_are_read_by_name() {
+    let passwd = "root:x:0:0:root:/root:/bin/bash\n# a comment\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\nbad:x:y:1::/:\n";
+    assert_eq!(passwd_entry(passwd, "nobody"), Some((65534, 65534)));
+    assert_eq!(passwd_entry(passwd, "root"), Some((0, 0)));
+    assert_eq!(passwd_entry(passwd, "bad"), None);
+    assert_eq!(passwd_entry(passwd, "nob"), None);
 }
 
 /// The CPUs this process may run on (its affinity).
