@@ -81,6 +81,12 @@ Exit status 0 when every step passed, 1 when any did not.")]
     Suite(SuiteCommand),
     /// Show which isolation layers this machine offers.
     Doctor,
+    /// Write the man pages and shell completions of bhgrade and bhref into DIR (for packaging).
+    #[command(hide = true)]
+    ReleaseAssets {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]

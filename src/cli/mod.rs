@@ -5,6 +5,7 @@
 //! and 143 marking stopped cleanly by SIGINT (Ctrl-C) and SIGTERM.
 
 mod args;
+mod assets;
 mod stop;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Regen(args) => regen(args),
         Command::Suite(SuiteCommand::Export(args)) => export(args),
         Command::Doctor => doctor(),
+        Command::ReleaseAssets { dir } => assets::write(&dir),
     }
 }
 
