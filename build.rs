@@ -5,13 +5,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-fn files(dir: &Path, root: &Path, found: &mut Vec<PathBuf>) {
+fn files(dir: &Path, found: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read a suite folder").flatten().collect();
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         let path = entry.path();
         if path.is_dir() {
-            files(&path, root, found);
+            files(&path, found);
         } else if path.is_file() {
             found.push(path);
         }
@@ -22,13 +22,17 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     let suites = manifest.join("suites");
     println!("cargo:rerun-if-changed={}", suites.display());
-    let mut code = String::from("/// The bundled suites: (name, [(relative path, bytes)]).\npub const BUNDLED: &[(&str, &[(&str, &[u8])])] = &[\n");
+    let mut code = String::from(
+        "/// A bundled suite's files: (path relative to the suite folder, bytes).\n\
+         pub type SuiteFiles = &'static [(&'static str, &'static [u8])];\n\
+         /// The bundled suites: (name, files).\npub const BUNDLED: &[(&str, SuiteFiles)] = &[\n",
+    );
     let mut folders: Vec<_> = std::fs::read_dir(&suites).expect("read suites/").flatten().map(|e| e.path()).collect();
     folders.sort();
     for folder in folders.into_iter().filter(|folder| folder.join("suite.yaml").is_file()) {
         let name = folder.file_name().and_then(|n| n.to_str()).expect("a UTF-8 suite name");
         let mut found = Vec::new();
-        files(&folder, &folder, &mut found);
+        files(&folder, &mut found);
         let _ = writeln!(code, "    ({name:?}, &[");
         for file in found {
             let relative = file.strip_prefix(&folder).expect("inside").to_str().expect("UTF-8 file names");

@@ -79,7 +79,10 @@ mod tests {
         let again = unpack_into(root.path(), "cs3105-p1", files).unwrap();
         assert_eq!(first, again);
         let on_disk = std::fs::read(first.join("suite.yaml")).unwrap();
-        assert_eq!(on_disk, std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cs3105-p1/suite.yaml")).unwrap());
+        assert_eq!(
+            on_disk,
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cs3105-p1/suite.yaml")).unwrap()
+        );
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 1, "no staging folder is left");
     }
 }
