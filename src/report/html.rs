@@ -290,18 +290,17 @@ fn verdict_color(verdict: Verdict) -> &'static str {
 /// (often similar names) never look alike, however many students there are.
 fn student_color(index: usize) -> String {
     let hue = (index as f64 * 137.508) % 360.0;
-    format!("hsl({hue:.0}, 70%, 40%)")
+    // Hues alone come close after a few dozen students: the lightness steps too, so two
+    // neighbours in hue differ in brightness as well.
+    let lightness = [38, 56, 47][index % 3];
+    format!("hsl({hue:.0}, 70%, {lightness}%)")
 }
 
-/// A mark as the page shows it: at most two decimals, no trailing zeros.
+/// A mark as the page shows it: always two decimals.
 fn number(value: f64) -> String {
-    let text = format!("{value:.2}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" {
-        "0".into()
-    } else {
-        text.to_string()
-    }
+    // Marks are whole hundredths: every figure of the page with two decimals, so a column's
+    // numbers line up and read alike (18.50, not 18.5 beside 18.47).
+    crate::score::format(value)
 }
 
 /// Escapes text for HTML and SVG, in element content and in quoted attributes alike.
@@ -562,7 +561,7 @@ mod tests {
 
     #[test]
     fn marks_and_names_are_written_for_their_place() {
-        assert_eq!([number(20.0), number(9.6251), number(0.1), number(-0.0001)], ["20", "9.63", "0.1", "0"]);
+        assert_eq!([number(20.0), number(9.6251), number(0.1), number(-0.0001)], ["20.00", "9.63", "0.10", "0.00"]);
         assert_eq!(escape(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(super::super::student_link("a b#c?d%é"), "students/a%20b%23c%3Fd%25%C3%A9.md");
         assert_eq!([si(1.0), si(1e3), si(1e6)], ["1", "1k", "1M"]);
