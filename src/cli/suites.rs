@@ -1,0 +1,91 @@
+//! Finding suites for the commands: `--suite` as a folder or a bundled suite's name → a loaded
+//! [`Suite`] (its errors as bad input that names the suite), and `suite export`.
+
+use std::path::{Path, PathBuf};
+
+use bhgrade::report;
+use bhgrade::suite::{self, Suite};
+
+use super::args::{ExportArgs, BUNDLED_SUBMISSIONS};
+use super::CliError;
+
+pub(super) fn load_suite(dir: &Path) -> Result<Suite, CliError> {
+    let dir = suite_dir(dir)?;
+    let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
+    definition.verify().map_err(|e| suite_error(&dir, e))
+}
+
+/// A suite's error as bad input that says it is the suite's: an error naming a file of the suite
+/// says so by its path; one naming only a test gets the suite's folder in front.
+fn suite_error(dir: &Path, error: suite::SuiteError) -> CliError {
+    use suite::SuiteError;
+    match error {
+        SuiteError::Read { .. }
+        | SuiteError::Yaml { .. }
+        | SuiteError::Invalid { .. }
+        | SuiteError::ExpectedFile { .. } => CliError::BadInput(error.to_string()),
+        SuiteError::ExpectedMissing { .. }
+        | SuiteError::ExpectedStale { .. }
+        | SuiteError::ExpectedMismatch { .. }
+        | SuiteError::Reference { .. }
+        | SuiteError::DerivedMissing { .. }
+        | SuiteError::Derive { .. }
+        | SuiteError::Duplicate { .. } => CliError::BadInput(format!("suite {}: {error}", dir.display())),
+    }
+}
+
+/// A bundled default path, found from the current folder or, failing that, the source tree.
+pub(super) fn bundled(path: &Path) -> PathBuf {
+    if path == Path::new(BUNDLED_SUBMISSIONS) && !path.exists() {
+        return Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    }
+    path.to_path_buf()
+}
+
+/// The folder `--suite` names: a folder that exists, else a bundled suite by its name
+/// (`cs3105-p1`, or `suites/cs3105-p1` as in a clone), unpacked from the binary.
+fn suite_dir(given: &Path) -> Result<PathBuf, CliError> {
+    if given.is_dir() {
+        return Ok(given.to_path_buf());
+    }
+    let name = given.to_str().map(|text| text.strip_prefix("suites/").unwrap_or(text));
+    match name.and_then(suite::bundled::unpack) {
+        Some(Ok(dir)) => Ok(dir),
+        Some(Err(error)) => Err(CliError::Harness(format!(
+            "cannot unpack the bundled suite {} into the cache: {error}",
+            given.display()
+        ))),
+        None => Err(CliError::BadInput(format!(
+            "{}: no such suite folder, and no bundled suite of that name (bundled: {})",
+            given.display(),
+            suite::bundled::names().join(", ")
+        ))),
+    }
+}
+
+/// The launch settings of a suite, for runs that are not the suite's tests (stacscheck steps).
+pub(super) fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
+    let dir = suite_dir(dir)?;
+    let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
+    Ok(definition.launch)
+}
+
+pub(super) fn export(args: ExportArgs) -> Result<u8, CliError> {
+    debug_assert!(args.student, "clap requires --student");
+    let suite = load_suite(&args.suite)?;
+    let exported = suite::export::export_student(&suite, &args.out).map_err(|error| match error {
+        suite::export::ExportError::NotEmpty(_) | suite::export::ExportError::AlreadyStudentCopy(_) => {
+            CliError::BadInput(error.to_string())
+        }
+        suite::export::ExportError::Write { .. } | suite::export::ExportError::ReadBack(_) => {
+            CliError::Harness(error.to_string())
+        }
+    })?;
+    eprintln!(
+        "wrote {}: {} kept, {} left out",
+        report::text::terminal(&args.out.display().to_string()),
+        report::text::count(exported.visible, "visible test"),
+        report::text::count(exported.withheld, "hidden test")
+    );
+    Ok(0)
+}
