@@ -121,11 +121,16 @@ pub fn xml(class: &ClassReport) -> String {
     let mut total = Counts::default();
     for student in &class.students {
         for part in &student.parts {
-            let cases: Vec<Case> = match student.build.verdict {
-                BuildVerdict::Ok => part.tests.iter().map(Case::of_test).collect(),
-                BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => {
-                    vec![Case::of_failed_build(&student.build, part)]
-                }
+            let build_failed = match student.build.verdict {
+                BuildVerdict::Ok => false,
+                BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => true,
+            };
+            // A submission the harness could not prepare has no build of its own to blame: its
+            // tests are harness errors, shown as such.
+            let harness_failed = part.tests.iter().any(|test| test.verdict == Verdict::HarnessError);
+            let cases: Vec<Case> = match build_failed && !harness_failed {
+                true => vec![Case::of_failed_build(&student.build, part)],
+                false => part.tests.iter().map(Case::of_test).collect(),
             };
             total.sum(&suite(
                 &mut body,
@@ -205,10 +210,56 @@ fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::*;
 
     #[test]
     fn markup_and_forbidden_characters_are_escaped() {
         assert_eq!(escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;?");
+    }
+
+    /// A class of one student whose build section and tests' verdicts are given.
+    fn class_of(build: &str, verdicts: &[&str]) -> ClassReport {
+        let tests: Vec<serde_json::Value> = verdicts
+            .iter()
+            .enumerate()
+            .map(|(i, verdict)| {
+                serde_json::json!({
+                    "id": format!("p/t{i}"), "kind": "check", "instance": "", "verdict": verdict,
+                    "verdict_label": verdict, "explanation": "", "wall_ms": 0, "cpu_ms": 0, "peak_rss_kb": 0,
+                    "score": 0.0, "max_score": 1.0, "command": "", "expected": "", "expected_detail": "",
+                    "input": null, "first_line": "", "stderr_tail": ""
+                })
+            })
+            .collect();
+        let environment = serde_json::json!({
+            "bhgrade_version": "0", "machine": "m", "cores": 2, "load_average": "0", "jobs": 1,
+            "cores_per_run": 1, "marked_at": "now", "limits": "", "launch_env": "", "isolation": []
+        });
+        let student = serde_json::json!({
+            "student": "s", "suite": "t", "suite_title": "T", "score": 0.0, "max_score": 1.0,
+            "build": {"verdict": build, "detail": "javac said no", "log_tail": "X.java:1: error: ';' expected", "wall_ms": 5},
+            "parts": [{"id": "p", "title": "P", "score": 0.0, "max_score": 1.0, "passed": 0, "tests": tests}],
+            "check_table": [], "environment": environment
+        });
+        serde_json::from_value(serde_json::json!({
+            "suite": "t", "suite_title": "T", "part_ids": ["p"], "max_score": 1.0, "students": [student],
+            "environment": environment, "harness_problems": [], "incomplete": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_failed_build_is_one_failure_with_the_compilers_words_and_a_harness_failure_is_errors() {
+        let failed = xml(&class_of("build_failed", &["not_run", "not_run", "not_run"]));
+        assert_eq!(failed.matches("<testcase ").count(), 1, "{failed}");
+        assert!(failed.contains("<testcase name=\"p/build\"") && failed.contains("error: &apos;;&apos; expected"));
+        assert!(!failed.contains("<skipped"), "{failed}");
+        let unprepared = xml(&class_of("build_failed", &["harness_error", "harness_error"]));
+        assert_eq!(
+            unprepared.matches("<error ").count(),
+            2,
+            "the harness's failure is never the student's: {unprepared}"
+        );
+        assert!(!unprepared.contains("<failure"), "{unprepared}");
     }
 }
