@@ -122,8 +122,8 @@ impl Parallel {
 /// How student code is contained (shared by every command that runs it).
 #[derive(Debug, Args)]
 pub struct Containment {
-    /// Isolation of student code: `auto` uses every layer this machine offers and warns once per
-    /// missing one; `strict` refuses to mark without all of them; `off` keeps only the limits
+    /// Isolation of student code: `auto` uses every layer this machine offers and names the
+    /// missing ones in one warning; `strict` refuses to mark without all of them; `off` keeps only the limits
     /// (trusted code only). `bhgrade doctor` shows the layers.
     #[arg(
         long,

@@ -90,11 +90,17 @@ fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbo
                 names.join("; ")
             )));
         }
-        Isolation::Auto | Isolation::Strict => {
-            for layer in &missing {
-                eprintln!("warning: isolation layer `{}` unavailable: {}", layer.name, layer.detail);
-            }
+        // One line, on every marking: what the layers' absence means and how to get them is
+        // the same each time, and `bhgrade doctor` says it in full.
+        Isolation::Auto | Isolation::Strict if !missing.is_empty() => {
+            let names: Vec<String> = missing.iter().map(|layer| format!("`{}`", layer.name)).collect();
+            eprintln!(
+                "warning: isolation layers unavailable here: {}; `bhgrade doctor` says what each means and how to \
+                 get it",
+                names.join(", ")
+            );
         }
+        Isolation::Auto | Isolation::Strict => {}
         Isolation::Off => eprintln!(
             "warning: --isolation off: student code runs without namespaces, Landlock or a user switch \
              (limits still apply); use it only for code you trust"
