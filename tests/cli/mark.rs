@@ -220,16 +220,9 @@ fn the_correct_submission_gets_full_marks() {
     assert_eq!(report["max_score"], 20.0);
 }
 
-/// The reference's own binary, built beside `bhgrade` (`cargo test --workspace` builds both).
+/// The reference's own binary, a binary of this package beside `bhgrade`.
 fn bhref_binary() -> PathBuf {
-    let bhgrade = assert_cmd::cargo::cargo_bin("bhgrade");
-    let bhref = bhgrade.with_file_name(format!("bhref{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bhref.is_file(),
-        "{} is not built: run `cargo build -p bhref` (cargo test --workspace does)",
-        bhref.display()
-    );
-    bhref
+    PathBuf::from(env!("CARGO_BIN_EXE_bhref"))
 }
 
 #[test]

@@ -7,8 +7,9 @@
 //! extra lines asked for by flags, or a generated puzzle; `bhref: message` on standard error and
 //! exit status 2 for a bad puzzle or bad usage (3 for an undecided Late Binding solve).
 //!
-//! The parsing and the commands live in the library: [`bhref::cli`] (Black Hole, the default,
-//! and what both games share) and [`bhref::latebinding::cli`].
+//! The parsing and the commands live in the reference's library: [`bhref::cli`] (Black Hole,
+//! the default, and what both games share) and [`bhref::latebinding::cli`]. The binary is built
+//! from the harness's package, so `cargo install --path .` installs it beside `bhgrade`.
 
 use std::process::ExitCode;
 

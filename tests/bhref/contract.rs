@@ -12,7 +12,7 @@ use bhref::blackhole::model::Game;
 use bhref::blackhole::parse::{parse_puzzle, read_integers};
 
 fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/puzzles")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/puzzles")
 }
 
 fn good(name: &str) -> String {

@@ -1,0 +1,7 @@
+//! The `bhref` binary (built from this package, `src/bin/bhref.rs`, so that `cargo install`
+//! installs it beside `bhgrade`) driven as students' programs are: its command-line contract
+//! for both games, its help and its refusals.
+
+mod contract;
+mod help;
+mod latebinding;
