@@ -109,8 +109,7 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
     let mut found = Intake::default();
     // (plain name, whole file name, path)
     let mut entries: Vec<(String, String, PathBuf)> = Vec::new();
-    // Entries an LMS named, by student: (system, user id) → the identity and the paths.
-    let mut by_user: BTreeMap<(lms::Lms, String), (LmsIdentity, Vec<PathBuf>)> = BTreeMap::new();
+    let mut lms_named: Vec<(LmsIdentity, PathBuf)> = Vec::new();
     for entry in fs::read_dir(dir).map_err(io_err(dir))? {
         let entry = entry.map_err(io_err(dir))?;
         let (path, file_name) = (entry.path(), entry.file_name());
@@ -121,29 +120,16 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
             continue;
         }
         match file_name.to_str().and_then(|name| lms::parse(name, is_dir)) {
-            Some(identity) => match by_user.entry((identity.lms, identity.user_id.clone())) {
-                std::collections::btree_map::Entry::Vacant(vacant) => {
-                    vacant.insert((identity, vec![path]));
-                }
-                std::collections::btree_map::Entry::Occupied(mut occupied) => {
-                    let (known, paths) = occupied.get_mut();
-                    known.late |= identity.late;
-                    known.files.extend(identity.files);
-                    paths.push(path);
-                }
-            },
+            Some(identity) => lms_named.push((identity, path)),
             None => entries.push((natural_name(&file_name, is_dir), printable_name(&file_name), path)),
         }
     }
-    // One student per LMS user, however many files they handed in, named as the LMS names them.
+    // One student per LMS user, named as the LMS names them; their other entries go with them.
     let mut extras: BTreeMap<PathBuf, (Vec<PathBuf>, LmsIdentity)> = BTreeMap::new();
-    for (mut identity, mut paths) in by_user.into_values() {
-        paths.sort();
-        identity.files.sort();
-        let first = paths.remove(0);
+    for (first, rest, identity) in one_per_user(lms_named) {
         let whole = printable_name(first.file_name().unwrap_or_default());
         entries.push((printable_name(OsStr::new(&identity.name)), whole, first.clone()));
-        extras.insert(first, (paths, identity));
+        extras.insert(first, (rest, identity));
     }
     entries.sort_by(|a, b| a.2.cmp(&b.2));
     let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -190,6 +176,35 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
     }
     found.submissions.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.path.cmp(&b.path)));
     Ok(found)
+}
+
+/// The entries an LMS named, one group per user (however many files they handed in): the
+/// first entry by path, the others, and the identity of them all (late if any was late, every
+/// file of the student's own names, sorted).
+fn one_per_user(named: Vec<(LmsIdentity, PathBuf)>) -> Vec<(PathBuf, Vec<PathBuf>, LmsIdentity)> {
+    let mut by_user: BTreeMap<(lms::Lms, String), (LmsIdentity, Vec<PathBuf>)> = BTreeMap::new();
+    for (identity, path) in named {
+        let key = (identity.lms, identity.user_id.clone());
+        match by_user.get_mut(&key) {
+            Some((known, paths)) => {
+                known.late |= identity.late;
+                known.files.extend(identity.files);
+                paths.push(path);
+            }
+            None => {
+                by_user.insert(key, (identity, vec![path]));
+            }
+        }
+    }
+    by_user
+        .into_values()
+        .map(|(mut identity, mut paths)| {
+            paths.sort();
+            identity.files.sort();
+            let first = paths.remove(0);
+            (first, paths, identity)
+        })
+        .collect()
 }
 
 /// Why `sub` is not named by its entry's plain name, when [`intake`] renamed it (for the
