@@ -171,15 +171,22 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     }
     let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
         .map_err(|e| CliError::Harness(e.to_string()))?;
-    if let Some(roster) = &files.roster {
-        let matched = roster.match_class(&class);
+    marking_status(&class, files.roster.as_ref(), &args.out)
+}
+
+/// What a finished marking ends with: the roster's mismatches counted on standard error, then
+/// its exit status (stopped, a harness problem naming how many students, or 0).
+fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, out: &Path) -> Result<u8, CliError> {
+    let summary = out.join("summary.md");
+    if let Some(roster) = roster {
+        let matched = roster.match_class(class);
         let absent = matched.on_roster.iter().filter(|(_, report)| report.is_none()).count();
         if absent + matched.not_on_roster.len() > 0 {
             eprintln!(
                 "roster: {} on the roster handed nothing in, {} not on it; see {}",
                 report::text::count(absent, "student"),
                 report::text::count(matched.not_on_roster.len(), "submission"),
-                args.out.join("summary.md").display()
+                summary.display()
             );
         }
     }
@@ -194,7 +201,7 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
         return Err(CliError::Harness(format!(
             "{} {verb} not fully marked; see {}",
             report::text::count(count, "submission"),
-            args.out.join("summary.md").display()
+            summary.display()
         )));
     }
     Ok(0)
