@@ -108,7 +108,9 @@ fn copy_entry(
         };
     }
     if let Some(why) = why_not_openable(path) {
-        return match own_file_name(path).filter(|_| from_lms && path.is_file()) {
+        // Only a regular file itself, never through a link: what the student handed in, nothing else.
+        let regular = std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_file());
+        return match own_file_name(path).filter(|_| from_lms && regular) {
             Some(own) => copy_own_file(path, &root.join(own), budget),
             None => Ok(Err(why)),
         };
