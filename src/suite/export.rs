@@ -110,13 +110,13 @@ fn header(suite: &Suite) -> String {
         writeln!(yaml, "name: {}\ntitle: {}\ngame: {}", quoted(&suite.name), quoted(&suite.title), quoted(&suite.game));
     let _ = writeln!(yaml, "srcdir: {}", quoted(&suite.srcdir));
     yaml.push_str(&launch(&suite.launch));
-    let _ = writeln!(
-        yaml,
-        "build:\n  command: {}\n  script: {}\n  limits: {}",
-        list(&suite.build.command),
-        quoted(&suite.build.script),
-        limits(&suite.build.limits)
-    );
+    let _ =
+        writeln!(yaml, "build:\n  command: {}\n  script: {}", list(&suite.build.command), quoted(&suite.build.script));
+    // The defaults (CPU past the wall-clock limit) are what no suite file can write out: a
+    // suite that gives none keeps them by giving none.
+    if suite.build.limits != super::resolve::BUILD_DEFAULTS {
+        let _ = writeln!(yaml, "  limits: {}", limits(&suite.build.limits));
+    }
     let _ = writeln!(yaml, "gave_up_credit: {}\nparts:", suite.gave_up_credit);
     yaml
 }

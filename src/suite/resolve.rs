@@ -30,7 +30,7 @@ const TEST_DEFAULTS: Limits = Limits {
 };
 
 /// Defaults for `build.sh`: `javac` takes one or two seconds, a slow machine more.
-const BUILD_DEFAULTS: Limits = Limits {
+pub(super) const BUILD_DEFAULTS: Limits = Limits {
     wall: Duration::from_secs(120),
     cpu: Duration::from_secs(240),
     memory_bytes: 2048 << 20,

@@ -145,3 +145,22 @@ fn bhgrade_test_with_the_copy_gives_every_visible_test_the_markers_verdict_and_m
     }
     assert_eq!(compared, 13, "every fixture but the one with no build script was compared");
 }
+
+/// A suite with no build section (its default limits: more CPU than wall-clock time, which no
+/// suite file can write out) and a part whose tests are all hidden still gives a copy that
+/// reads back: no build limits written, the part with no tests and its withheld marks.
+#[test]
+fn a_suite_with_default_build_limits_and_an_all_hidden_part_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("tiny");
+    crate::support::copy_tree(&repo().join("fixtures/suites/tiny"), &suite);
+    let yaml = std::fs::read_to_string(suite.join("suite.yaml")).unwrap();
+    let hidden = yaml.replace("  - id: solve\n    weight: 1\n", "  - id: solve\n    weight: 1\n    visible: false\n");
+    assert_ne!(hidden, yaml, "the tiny suite has a solve part to hide");
+    std::fs::write(suite.join("suite.yaml"), hidden).unwrap();
+    let copy = dir.path().join("copy");
+    export(&suite, &copy).success();
+    let written = std::fs::read_to_string(copy.join("suite.yaml")).unwrap();
+    assert!(written.contains("withheld: {tests: 2, marks: 1}\n    tests: []"), "{written}");
+    assert!(!written.contains("  limits: {wall_seconds: 120"), "{written}");
+}
