@@ -180,7 +180,7 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
     let summary = out.join("summary.md");
     if let Some(roster) = roster {
         let matched = roster.match_class(class);
-        let absent = matched.on_roster.iter().filter(|(_, report)| report.is_none()).count();
+        let absent = matched.absent().count();
         if absent + matched.not_on_roster.len() > 0 {
             eprintln!(
                 "roster: {} on the roster handed nothing in, {} not on it; see {}",

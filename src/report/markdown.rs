@@ -116,10 +116,8 @@ pub fn lms_sections(class: &ClassReport, roster: Option<&super::roster::Roster>)
     let Some(roster) = roster else { return out };
     let matched = roster.match_class(class);
     let absent: Vec<String> = matched
-        .on_roster
-        .iter()
-        .filter(|(_, report)| report.is_none())
-        .map(|(row, _)| {
+        .absent()
+        .map(|row| {
             let ids = [&row.sis_login_id, &row.sis_user_id, &row.id].into_iter().find(|id| !id.is_empty());
             format!(
                 "- {} ({}): no submission of theirs was found; 0 marks in canvas.csv\n",

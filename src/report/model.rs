@@ -38,6 +38,23 @@ pub struct BuildSection {
     pub wall_ms: u64,
 }
 
+impl BuildSection {
+    /// What happened, and, when the build failed, the end of its output (the compiler's
+    /// errors): what a reader needs to fix it, for exports that show the build as text.
+    pub fn explained(&self) -> String {
+        let mut text = self.detail.clone();
+        let failed = match self.verdict {
+            BuildVerdict::Ok => false,
+            BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => true,
+        };
+        if failed && !self.log_tail.is_empty() {
+            text.push_str("\n\nBuild output (end):\n");
+            text.push_str(&self.log_tail);
+        }
+        text
+    }
+}
+
 /// One part's tests and marks.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PartReport {

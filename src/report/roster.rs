@@ -46,6 +46,13 @@ pub struct Matched<'a> {
     pub not_on_roster: Vec<&'a StudentReport>,
 }
 
+impl Matched<'_> {
+    /// The roster's students who handed nothing in, in roster order.
+    pub fn absent(&self) -> impl Iterator<Item = &RosterRow> + '_ {
+        self.on_roster.iter().filter(|(_, report)| report.is_none()).map(|(row, _)| *row)
+    }
+}
+
 /// The columns a roster must have (Canvas's names), and `Section`, which it may.
 const REQUIRED: [&str; 4] = ["Student", "ID", "SIS User ID", "SIS Login ID"];
 

@@ -67,18 +67,13 @@ impl Case {
     /// A part of a submission that did not build: one failed case saying why, with the build's
     /// output, rather than a row of skipped tests a dashboard would show as green.
     fn of_failed_build(build: &BuildSection, part: &PartReport) -> Case {
-        let mut text = build.detail.clone();
-        if !build.log_tail.is_empty() {
-            text.push_str("\n\nBuild output (end):\n");
-            text.push_str(&build.log_tail);
-        }
         Case {
             name: format!("{}/build", part.id),
             seconds: build.wall_ms as f64 / 1000.0,
             outcome: Outcome::Failure,
             message: format!("{}: none of the part's {} tests could run", build.verdict.label(), part.tests.len()),
             kind: build.verdict.name().to_string(),
-            text,
+            text: build.explained(),
         }
     }
 }

@@ -53,26 +53,9 @@ pub fn results(report: &StudentReport) -> Results {
         gradable: !report.has_harness_error(),
         score,
         message: format!("{} / {} marks", crate::score::format(report.score), crate::score::format(report.max_score)),
-        output: build_output(report),
+        output: format!("build: {}", report.build.explained()),
         tests,
     }
-}
-
-/// The build in words, and, when it failed, the end of its output (the compiler's errors): what
-/// a student needs to fix it.
-fn build_output(report: &StudentReport) -> String {
-    use crate::build::BuildVerdict;
-    let mut output = format!("build: {}", report.build.detail);
-    match report.build.verdict {
-        BuildVerdict::Ok => {}
-        BuildVerdict::BuildFailed | BuildVerdict::BuildTimeout | BuildVerdict::NoBuildScript => {
-            if !report.build.log_tail.is_empty() {
-                output.push_str("\n\nBuild output (end):\n");
-                output.push_str(&report.build.log_tail);
-            }
-        }
-    }
-    output
 }
 
 /// [`StudentReport`] → the text of the results file.
