@@ -91,9 +91,8 @@ pub fn export_student(suite: &Suite, out: &Path) -> Result<Exported, ExportError
         counts.withheld += withheld_tests;
     }
     writer.file(SUITE_FILE, yaml.as_bytes())?;
-    let mut json = serde_json::to_string_pretty(&expected).map_err(|e| writer.error(EXPECTED_FILE, e.into()))?;
-    json.push('\n');
-    writer.file(EXPECTED_FILE, json.as_bytes())?;
+    // The suite file made the folder; `regen`'s writer writes the answers as it always does.
+    expected.write(out).map_err(|error| writer.error(EXPECTED_FILE, error))?;
     super::load_definition(out).and_then(|definition| definition.verify()).map_err(ExportError::ReadBack)?;
     Ok(counts)
 }
