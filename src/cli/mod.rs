@@ -6,10 +6,11 @@
 
 mod args;
 mod assets;
+mod cgroups;
 mod stop;
 mod suites;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub use args::Cli;
 use args::*;
@@ -49,6 +50,16 @@ impl CliError {
 /// Runs a parsed command line, returning the exit status on success.
 pub fn run(cli: Cli) -> Result<u8, CliError> {
     let output = cli.output;
+    let isolation = match &cli.command {
+        Command::Mark(args) => Some(args.common.containment.isolation),
+        Command::Test(args) => Some(args.common.containment.isolation),
+        Command::Stacscheck(args) => Some(args.containment.isolation),
+        Command::Doctor => Some(bhgrade::sandbox::Isolation::Auto),
+        _ => None,
+    };
+    if isolation.is_some_and(|i| bhgrade::sandbox::Policy::for_isolation(i).use_cgroups) {
+        cgroups::enter_own_scope()?;
+    }
     match cli.command {
         Command::Mark(args) => mark(args, &output),
         Command::Test(args) => test(args, &output),
@@ -508,54 +519,8 @@ fn doctor() -> Result<u8, CliError> {
             names.join(", ")
         );
     }
-    if let Some(advice) = cgroup_advice(&sandbox) {
+    if let Some(advice) = cgroups::advice(&sandbox) {
         println!("\n{advice}");
     }
     Ok(0)
-}
-
-/// How an ordinary user gets the cgroups the table says are missing: the one-line hint of the
-/// rows cannot say what a delegated scope needs, nor what to do on a machine without one.
-fn cgroup_advice(sandbox: &Sandbox) -> Option<String> {
-    // SAFETY: geteuid cannot fail.
-    let uid = unsafe { libc::geteuid() };
-    let layers = sandbox.layers();
-    let missing: Vec<_> = layers.iter().filter(|l| l.name.starts_with("cgroup ") && !l.active).collect();
-    if uid == 0 || missing.is_empty() {
-        return None;
-    }
-    let fallback = "each run's resident memory is measured and the run is killed once past its limit, and \
-                    RLIMIT_NPROC bounds its processes where it counts the run alone (the rows above say which)";
-    if !Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
-        return Some(format!(
-            "Cgroups: this machine mounts cgroup v1, which cannot be delegated safely to an ordinary user, \
-             so {fallback}. For cgroup limits, run bhgrade as root (`sudo bhgrade mark ...`; programs then run \
-             as `nobody`), or boot the machine with cgroup v2 (`systemd.unified_cgroup_hierarchy=1`) and start \
-             bhgrade with `systemd-run --user --scope -p Delegate=yes bhgrade mark ...`."
-        ));
-    }
-    // In a delegated cgroup that lacks the controllers, another scope would lack them too: the
-    // row says who can delegate them.
-    if missing.iter().any(|l| l.detail.contains("controller is not available in")) {
-        return None;
-    }
-    // systemd-run --user talks to the user's own systemd through this socket.
-    let runtime =
-        std::env::var_os("XDG_RUNTIME_DIR").map_or_else(|| PathBuf::from(format!("/run/user/{uid}")), PathBuf::from);
-    let session = if runtime.join("systemd/private").exists() {
-        "this login has one".to_string()
-    } else {
-        format!(
-            "this login has none ({} is missing: log in through PAM, e.g. over ssh, or have root run \
-             `loginctl enable-linger` for your user)",
-            runtime.join("systemd/private").display()
-        )
-    };
-    Some(format!(
-        "Cgroups: as an ordinary user, get a cgroup v2 scope that systemd delegates to you by starting bhgrade in it:\n\n\
-         \x20   systemd-run --user --scope -p Delegate=yes bhgrade mark ...\n\n\
-         (any bhgrade command; bhgrade moves itself into a leaf of the scope and makes each run's cgroup \
-         beside it). This needs a systemd user session, and {session}. Without one, run bhgrade as root \
-         (`sudo bhgrade mark ...`; programs then run as `nobody`), or mark as it is: {fallback}."
-    ))
 }

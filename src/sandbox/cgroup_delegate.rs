@@ -3,11 +3,12 @@
 //!
 //! Cgroup v2 lets a cgroup other than the root hand controllers to its children only while it
 //! holds no process itself ("no internal processes"), and a harness started in a delegated
-//! scope (`systemd-run --user --scope -p Delegate=yes bhgrade ...`) is a process of that very
-//! scope. So the harness moves itself into a leaf child, `bhgrade-<tag>-harness`, and then
-//! enables the controllers in the scope: run cgroups are siblings of that leaf. The leaf is
-//! named like the run cgroups, so the stale-cgroup cleanup of the next harness removes it once
-//! its harness is dead and leaves it alone while it lives.
+//! scope (which `own_scope.rs` asks systemd for) is a process of that very scope. So the harness
+//! moves itself into a leaf child, `bhgrade-<tag>-harness`, and then enables the controllers in
+//! the scope: run cgroups are siblings of that leaf. The leaf is named like the run cgroups, so
+//! the stale-cgroup cleanup of the next harness removes it once its harness is dead and leaves
+//! it alone while it lives. A cgroup the harness shares with other processes, or that systemd
+//! manages and did not delegate, is left exactly as it was.
 //!
 //! The kernel is reached through [`CgroupFs`], so that these decisions are tested on a fake
 //! tree of regular files that simulates the kernel's rules (this is how they are tested on
@@ -31,6 +32,11 @@ pub(crate) trait CgroupFs {
     fn writable(&self, path: &Path) -> bool;
     /// The names of the child cgroups of `dir`.
     fn children(&self, dir: &Path) -> Vec<String>;
+    /// Whether systemd manages this cgroup tree (then a cgroup is the harness's to divide only
+    /// when systemd delegated it).
+    fn under_systemd(&self) -> bool;
+    /// Whether systemd delegated `dir` (a unit with `Delegate=yes`).
+    fn delegated(&self, dir: &Path) -> bool;
     /// Kill whatever is left in a cgroup of a dead harness and remove it.
     fn remove_stale(&self, dir: &Path, version: Version);
 }
@@ -70,9 +76,34 @@ impl CgroupFs for Kernel {
             .collect()
     }
 
+    fn under_systemd(&self) -> bool {
+        Path::new("/run/systemd/system").is_dir()
+    }
+
+    fn delegated(&self, dir: &Path) -> bool {
+        // systemd 251 and later mark a delegated cgroup (`trusted.` when the system manager
+        // delegates, `user.` for a user's manager); a scope bhgrade asked for itself is known by
+        // the name it gave it, which older systemd versions leave unmarked.
+        let own_scope = std::env::var_os(super::own_scope::OWN_SCOPE_VAR)
+            .is_some_and(|name| dir.file_name() == Some(name.as_os_str()));
+        own_scope || ["trusted.delegate", "user.delegate"].iter().any(|name| xattr_is_one(dir, name))
+    }
+
     fn remove_stale(&self, dir: &Path, version: Version) {
         drop(RunCgroup::stale(version, dir.to_path_buf()));
     }
+}
+
+fn xattr_is_one(path: &Path, name: &str) -> bool {
+    let (Ok(path), Ok(name)) =
+        (std::ffi::CString::new(path.as_os_str().as_encoded_bytes()), std::ffi::CString::new(name))
+    else {
+        return false;
+    };
+    let mut value = [0u8; 8];
+    // SAFETY: valid C strings and a buffer of the length given.
+    let len = unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    len > 0 && value[..len as usize].starts_with(b"1")
 }
 
 /// The process that moves (its whole thread group goes with it) and the tag its cgroups are
@@ -112,14 +143,28 @@ impl Prepared {
     }
 }
 
+/// Where the folder given to [`prepare`] came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The harness's own cgroup (from `/proc/self/cgroup`).
+    Own,
+    /// Named by whoever runs the harness (`Policy::cgroup_parent`), or made by the harness
+    /// itself for its runs: the harness's to divide, whoever manages the tree.
+    Given,
+}
+
 /// Make `dir` a parent whose children get the `wanted` controllers: runs go beside a harness
 /// leaf rather than in it; a harness in another harness's leaf moves to its own; a harness in
-/// the cgroup whose controllers must be enabled moves into its leaf first.
+/// the cgroup whose controllers must be enabled moves into its leaf first. Nothing is changed
+/// in a cgroup systemd did not delegate, nor in one the harness shares with other processes
+/// (enabling even a threaded controller there would turn it into a thread domain whose children
+/// no process can join).
 pub(crate) fn prepare(
     fs: &dyn CgroupFs,
     dir: &Path,
     me: &Harness,
     wanted: &[&'static str],
+    origin: Origin,
 ) -> Result<Prepared, String> {
     let here = members(fs, dir).contains(&me.pid);
     let leaf_owner = leaf_tag(dir);
@@ -138,6 +183,20 @@ pub(crate) fn prepare(
     if !fs.writable(&parent) {
         return Err(not_delegated(&parent, root_cgroup, here, None));
     }
+    if !root_cgroup {
+        let kind = fs.read(&parent.join("cgroup.type")).unwrap_or_default();
+        if kind.trim() != "domain" {
+            return Err(format!(
+                "{} is a `{}` cgroup, not a plain domain: its children cannot hold a run (a cgroup with \
+                 processes in it once had a threaded controller enabled)",
+                parent.display(),
+                kind.trim()
+            ));
+        }
+        if origin == Origin::Own && fs.under_systemd() && !fs.delegated(&parent) {
+            return Err(not_delegated_by_systemd(&parent));
+        }
+    }
     let controllers_file = parent.join("cgroup.controllers");
     let available = fs.read(&controllers_file).map_err(|e| format!("{}: {e}", controllers_file.display()))?;
     let subtree = parent.join("cgroup.subtree_control");
@@ -148,10 +207,13 @@ pub(crate) fn prepare(
         if !fs.writable(&subtree) {
             return Err(not_delegated(&parent, root_cgroup, here, Some(&subtree)));
         }
-        // The root cgroup may hold processes and enable controllers alike; and where other
-        // processes would stay, moving would only leave a useless leaf behind.
-        let alone = members(fs, &parent) == [me.pid];
-        if !root_cgroup && leaf_owner.is_none() && alone {
+        // The root cgroup may hold processes and enable controllers alike; any other must be
+        // emptied first, which the harness can do only for itself.
+        let others: Vec<u32> = members(fs, &parent).into_iter().filter(|&p| p != me.pid).collect();
+        if !root_cgroup && !others.is_empty() {
+            return Err(not_alone(fs, &parent, &others));
+        }
+        if !root_cgroup && leaf_owner.is_none() && here {
             leaf = Some(move_into_leaf(fs, &parent, me)?);
         }
     }
@@ -163,7 +225,7 @@ pub(crate) fn prepare(
             } else if has(&enabled, c) {
                 Ok(())
             } else {
-                fs.write(&subtree, &format!("+{c}")).map_err(|e| not_enabled(fs, &parent, c, &e, me))
+                fs.write(&subtree, &format!("+{c}")).map_err(|e| format!("enabling {c} in {}: {e}", subtree.display()))
             };
             (c, result)
         })
@@ -231,25 +293,35 @@ fn not_available(dir: &Path, controller: &str) -> String {
     )
 }
 
-fn not_enabled(fs: &dyn CgroupFs, dir: &Path, controller: &str, error: &io::Error, me: &Harness) -> String {
-    let subtree = dir.join("cgroup.subtree_control");
-    let mut why = format!("enabling {controller} in {}: {error}", subtree.display());
-    let others: Vec<String> = members(fs, dir).into_iter().filter(|p| *p != me.pid).map(|p| p.to_string()).collect();
-    if error.raw_os_error() == Some(libc::EBUSY) && !others.is_empty() {
-        // An ordinary user's row gets the systemd-run command from the layer's own hint.
-        let how = if procs::is_root() {
-            "`systemd-run --scope -p Delegate=yes bhgrade mark ...`"
-        } else {
-            "a scope systemd delegates to you"
-        };
-        why.push_str(&format!(
-            "; a cgroup that gives controllers to its children may hold no process, and bhgrade is not alone in \
-             {} (also pids {}): start bhgrade itself, not a shell that runs it, as the only process of {how}",
-            dir.display(),
-            others.join(", ")
-        ));
-    }
-    why
+fn not_alone(fs: &dyn CgroupFs, dir: &Path, others: &[u32]) -> String {
+    let others: Vec<String> = others.iter().map(u32::to_string).collect();
+    let how = if fs.under_systemd() {
+        format!("which it asks systemd for by itself (a transient scope with Delegate=yes){}", own_scope_note())
+    } else {
+        "so start it as the only process of a cgroup delegated to you, or as root (runs then get cgroups under the \
+         root cgroup)"
+            .to_string()
+    };
+    format!(
+        "bhgrade is not alone in {} (also pids {}), and a cgroup that gives controllers to its children may hold \
+         no process: bhgrade needs a cgroup of its own, {how}",
+        dir.display(),
+        others.join(", "),
+    )
+}
+
+fn not_delegated_by_systemd(dir: &Path) -> String {
+    format!(
+        "{} is systemd's and not delegated: bhgrade divides only a cgroup systemd delegated (a unit with \
+         Delegate=yes), and gets one by starting itself in a transient scope{}",
+        dir.display(),
+        own_scope_note()
+    )
+}
+
+/// Why the harness is not in a scope of its own, when it tried to get one (see `own_scope.rs`).
+fn own_scope_note() -> String {
+    super::own_scope::failure().map_or_else(String::new, |why| format!("; that failed here: {why}"))
 }
 
 /// Remove the cgroups (and kill the processes) that a dead harness of our pid namespace left

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::cgroup::{Setup, Version};
-use super::cgroup_delegate::{self, Harness, Kernel};
+use super::cgroup_delegate::{self, CgroupFs, Harness, Kernel, Origin};
 use super::{procs, Layer};
 
 const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
@@ -19,7 +19,7 @@ static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
 /// Where run cgroups can go, the "cgroup memory" and "cgroup pids" layers, and how runs are
 /// pinned to CPUs (`Ok`: by a cpuset, with what it is; `Err`: why there is no cpuset).
 pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer>, Result<String, String>) {
-    let v2 = statfs_type(Path::new("/sys/fs/cgroup")) == Some(CGROUP2_SUPER_MAGIC);
+    let v2 = is_cgroup_v2();
     let (version, [memory, pids, cpuset], leaf) = if v2 {
         let (found, leaf) = probe_v2(parent_override);
         (Version::V2, found, leaf)
@@ -68,6 +68,16 @@ pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer
         }
     }
     (Some(setup), layers, pinning)
+}
+
+/// Whether this machine mounts the unified (v2) hierarchy at `/sys/fs/cgroup`.
+pub(crate) fn is_cgroup_v2() -> bool {
+    statfs_type(Path::new("/sys/fs/cgroup")) == Some(CGROUP2_SUPER_MAGIC)
+}
+
+/// The harness's own cgroup v2 folder.
+pub(crate) fn own_v2_dir() -> Option<PathBuf> {
+    find_mount(None).zip(own_cgroup(None)).map(|(mount, own)| own_dir(&mount, &own))
 }
 
 /// `cpuset.cpus` and `cpuset.mems` of a v1 cpuset (what its children must be given).
@@ -153,14 +163,14 @@ const V2_CONTROLLERS: [&str; 3] = ["memory", "pids", "cpuset"];
 
 /// The parent per controller, and the leaf the harness moved into to make it one.
 fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, String>; 3], Option<PathBuf>) {
-    let dir = match parent_override {
-        Some(p) => Ok(p.to_path_buf()),
-        None => find_mount(None)
-            .zip(own_cgroup(None))
-            .map(|(mount, own)| own_dir(&mount, &own))
-            .ok_or_else(|| "cannot find our own cgroup".to_string()),
+    let me = Harness::this();
+    let prepared = match parent_override {
+        Some(dir) => cgroup_delegate::prepare(&Kernel, dir, &me, &V2_CONTROLLERS, Origin::Given),
+        None => own_v2_dir().ok_or_else(|| "cannot find our own cgroup".to_string()).and_then(|dir| {
+            cgroup_delegate::prepare(&Kernel, &dir, &me, &V2_CONTROLLERS, Origin::Own)
+                .or_else(|why| root_subtree(&me).unwrap_or(Err(why)))
+        }),
     };
-    let prepared = dir.and_then(|dir| cgroup_delegate::prepare(&Kernel, &dir, &Harness::this(), &V2_CONTROLLERS));
     let found = V2_CONTROLLERS.map(|controller| {
         let prepared = prepared.as_ref().map_err(Clone::clone)?;
         prepared.controller(controller)?;
@@ -170,37 +180,112 @@ fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, String>; 3], Op
     (found, prepared.ok().and_then(|p| p.leaf))
 }
 
-/// Clean up after dead harnesses, then make and remove one test cgroup.
+/// As root on a machine without systemd, where the harness's own cgroup cannot be divided (it
+/// shares it): a subtree of the root cgroup, `bhgrade`, for every harness's runs. The root
+/// cgroup may hold processes and still pass controllers down, so nothing has to move.
+fn root_subtree(me: &Harness) -> Option<Result<cgroup_delegate::Prepared, String>> {
+    if !procs::is_root() || Kernel.under_systemd() {
+        return None;
+    }
+    let root = find_mount(None).filter(|m| m.root == "/")?.point;
+    let subtree = root.join("bhgrade");
+    if let Err(e) = fs::create_dir(&subtree) {
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+            return Some(Err(format!("making {}: {e}", subtree.display())));
+        }
+    }
+    for controller in V2_CONTROLLERS {
+        // Each on its own: one the root does not offer must not stop the others.
+        let _ = Kernel.write(&root.join("cgroup.subtree_control"), &format!("+{controller}"));
+    }
+    Some(cgroup_delegate::prepare(&Kernel, &subtree, me, &V2_CONTROLLERS, Origin::Given))
+}
+
+/// Clean up after dead harnesses, then do in a test cgroup what a run's cgroup will do: set the
+/// controller's limit, move a real process in, read the controller's counter back, and remove it.
 fn try_parent(parent: &Path, version: Version, controller: &str) -> Result<(), String> {
     cgroup_delegate::remove_stale(&Kernel, parent, version, &Harness::this());
     let dir =
         parent.join(format!("{NAME_PREFIX}{}-probe-{}", harness_tag(), NEXT_PROBE.fetch_add(1, Ordering::Relaxed)));
     fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
-    let probe = match (version, controller) {
-        (Version::V1, "memory") => Some(("memory.limit_in_bytes", "67108864".to_string())),
-        (Version::V2, "memory") => Some(("memory.max", "67108864".to_string())),
-        (_, "pids") => Some(("pids.max", "64".to_string())),
+    let result = limit(&dir, parent, version, controller).and_then(|counter| move_a_process(&dir, counter));
+    remove_probe(&dir);
+    result
+}
+
+/// Set the controller's probe limit in `dir`; the counter file that shows it at work.
+fn limit(dir: &Path, parent: &Path, version: Version, controller: &str) -> Result<&'static str, String> {
+    let (file, value, counter) = match (version, controller) {
+        (Version::V1, "memory") => ("memory.limit_in_bytes", "67108864".to_string(), "memory.usage_in_bytes"),
+        (Version::V2, "memory") => ("memory.max", "67108864".to_string(), "memory.current"),
+        (_, "pids") => ("pids.max", "64".to_string(), "pids.current"),
         // A cpuset that can be given one of the harness's CPUs can pin a run.
         (_, "cpuset") => {
             let cpu = procs::allowed_cpus().ok().and_then(|c| c.first().copied()).unwrap_or(0);
-            let mems = if version == Version::V1 {
-                cpuset_of(parent).map(|(_, mems)| mems).filter(|m| fs::write(dir.join("cpuset.mems"), m).is_ok())
-            } else {
-                Some(String::new())
-            };
-            mems.map(|_| ("cpuset.cpus", cpu.to_string()))
+            if version == Version::V1 {
+                let mems =
+                    cpuset_of(parent).map(|(_, mems)| mems).filter(|m| fs::write(dir.join("cpuset.mems"), m).is_ok());
+                mems.ok_or_else(|| format!("cannot set cpuset.mems in {}", dir.display()))?;
+            }
+            ("cpuset.cpus", cpu.to_string(), "cpuset.cpus")
         }
-        _ => None,
+        _ => return Ok("cgroup.procs"),
     };
-    let result = match probe {
-        Some((file, value)) => {
-            fs::write(dir.join(file), value).map_err(|e| format!("writing {}: {e}", dir.join(file).display()))
+    fs::write(dir.join(file), value).map_err(|e| format!("writing {}: {e}", dir.join(file).display()))?;
+    Ok(counter)
+}
+
+/// Move a process of the harness's into `dir` and read `counter` there.
+fn move_a_process(dir: &Path, counter: &str) -> Result<(), String> {
+    let sleeper =
+        Sleeper::start().map_err(|e| format!("cannot start a process to move into {}: {e}", dir.display()))?;
+    let procs = dir.join("cgroup.procs");
+    fs::write(&procs, sleeper.pid.to_string()).map_err(|e| format!("moving a process into {}: {e}", dir.display()))?;
+    let read =
+        fs::read_to_string(dir.join(counter)).map_err(|e| format!("reading {}: {e}", dir.join(counter).display()))?;
+    if read.trim().is_empty() {
+        return Err(format!("{} is empty with a process in {}", counter, dir.display()));
+    }
+    Ok(())
+}
+
+/// A child that only waits to be killed; killed and reaped when dropped.
+struct Sleeper {
+    pid: i32,
+}
+
+impl Sleeper {
+    fn start() -> std::io::Result<Sleeper> {
+        // SAFETY: the child only calls pause(2) until it is killed (async-signal-safe; no
+        // allocation, no lock of the parent's other threads).
+        match unsafe { procs::clone_process() }? {
+            0 => loop {
+                // SAFETY: see above.
+                unsafe { libc::pause() };
+            },
+            pid => Ok(Sleeper { pid }),
         }
-        None if controller == "cpuset" => Err(format!("cannot set cpuset.mems in {}", dir.display())),
-        None => Ok(()),
-    };
-    let _ = fs::remove_dir(&dir);
-    result
+    }
+}
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) and waitpid(2) on our own child.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// Remove the probe cgroup (its process killed and reaped already).
+fn remove_probe(dir: &Path) {
+    for _ in 0..1000 {
+        match fs::remove_dir(dir) {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => std::thread::sleep(std::time::Duration::from_millis(1)),
+            _ => return,
+        }
+    }
 }
 
 /// `<pid namespace>-<pid>` of this harness. A cgroup hierarchy may be shared with harnesses

@@ -73,18 +73,17 @@ pub(crate) fn rlimits(limits: &Limits, policy: &Policy, nproc: Option<u64>) -> V
         .collect()
 }
 
-/// `RLIMIT_NPROC` where no pids cgroup bounds a run: at least 4096, and 256 per CPU of the
-/// machine. Threads count as processes, and a JVM with the parallel collector on a many-core
-/// box starts one GC thread per core up to 8 and five per eight cores past that, plus compiler
-/// threads (a few dozen on 256 cores) and some fifteen of its own: under 300 threads on a
-/// 256-core box. The limit counts every process of the user it applies to, in the user
-/// namespace the process is in (Linux 5.14 on): in a run's own user namespace (an ordinary
-/// user's harness) that is the run alone, so 4096 never stops a JVM and stops a fork bomb;
-/// for programs run as `nobody` by a root harness it is every process of `nobody` on the
-/// machine (every concurrent run's JVM: up to 256 per CPU of the machine fits one JVM per
-/// core even on the largest box). It is never set for programs that run as the harness's own
-/// user in the harness's user namespace, where every process and thread of that user (a
-/// desktop session, a browser: thousands) counts too; see `Sandbox::nproc_backstop`.
+/// `RLIMIT_NPROC` for programs a root harness runs as `nobody` where no pids cgroup bounds a
+/// run: at least 4096, and 256 per CPU of the machine. Threads count as processes, and a JVM
+/// with the parallel collector on a many-core box starts one GC thread per core up to 8 and five
+/// per eight cores past that, plus compiler threads (a few dozen on 256 cores) and some fifteen
+/// of its own: under 300 threads on a 256-core box. The limit counts every process of `nobody`
+/// on the machine (every concurrent run's JVM: up to 256 per CPU of the machine fits one JVM per
+/// core even on the largest box). In a run's own user namespace (an ordinary user's harness;
+/// Linux 5.14 on counts per user namespace) the run is counted alone and gets the pids cgroup's
+/// per-run limit instead; the limit is never set for programs that run as the harness's own user
+/// in the harness's user namespace, where every process and thread of that user (a desktop
+/// session, a browser: thousands) counts too. See `Sandbox::nproc_backstop`.
 pub(crate) fn nproc_backstop() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as u64;

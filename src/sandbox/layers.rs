@@ -76,7 +76,9 @@ impl Sandbox {
             ),
         });
         let nproc = match (self.nproc_scope(), self.pids_cgroup_active()) {
-            (Ok(scope), _) => format!(", RLIMIT_NPROC = {} (counts {scope})", super::child::nproc_backstop()),
+            (Ok(scope), _) => {
+                format!(", RLIMIT_NPROC = {} (counts {scope})", self.nproc_backstop().unwrap_or_default())
+            }
             (Err(_), true) => String::new(),
             (Err(why), false) => format!(", no RLIMIT_NPROC ({why})"),
         };
@@ -255,7 +257,7 @@ impl Sandbox {
             ),
             "cgroup pids" => match self.nproc_scope() {
                 Ok(scope) => {
-                    format!("; instead, RLIMIT_NPROC = {} (counts {scope})", super::child::nproc_backstop())
+                    format!("; instead, RLIMIT_NPROC = {} (counts {scope})", self.nproc_backstop().unwrap_or_default())
                 }
                 Err(why) => format!("; no RLIMIT_NPROC either ({why}): a fork bomb is bounded only by the CPU limit"),
             },
@@ -296,8 +298,8 @@ fn cgroup_hint() -> String {
         .is_ok_and(|m| m.lines().any(|l| l.contains(" /sys/fs/cgroup ") && l.contains(" - cgroup2 ")));
     let systemd = std::path::Path::new("/run/systemd/system").exists();
     match (v2, systemd) {
-        (true, true) => "; to get one as an ordinary user, run bhgrade in a cgroup v2 subtree systemd delegates to \
-                         you: `systemd-run --user --scope -p Delegate=yes bhgrade ...`"
+        (true, true) => "; bhgrade asks the user's systemd manager for a delegated scope by itself, which needs a \
+                         running user manager (see `bhgrade doctor`)"
             .into(),
         (true, false) => {
             "; to get one as an ordinary user, have a cgroup v2 subtree delegated to you (chown'd to your \
@@ -306,8 +308,7 @@ fn cgroup_hint() -> String {
         }
         (false, _) => "; this machine mounts the cgroup v1 hierarchies, which are never delegated to an ordinary \
                        user: run bhgrade as root (programs then run as `nobody`), or boot with \
-                       `systemd.unified_cgroup_hierarchy=1` and run it under `systemd-run --user --scope -p \
-                       Delegate=yes`"
+                       `systemd.unified_cgroup_hierarchy=1`"
             .into(),
     }
 }

@@ -60,6 +60,7 @@ mod isolation_tests;
 mod landlock;
 mod layers;
 mod own_proc;
+mod own_scope;
 mod parked;
 mod policy;
 mod pool;
@@ -81,6 +82,22 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use layers::Layer;
+pub use own_scope::{own_scope, record_failure, OwnScope, ScopeRequest};
+
+/// Whether bhgrade runs as root (what the isolation advice depends on).
+pub fn is_root() -> bool {
+    procs::is_root()
+}
+
+/// bhgrade's effective uid.
+pub fn uid() -> u32 {
+    procs::uid()
+}
+
+/// The local user name of `uid`, from `/etc/passwd`.
+pub fn user_name(uid: u32) -> Option<String> {
+    procs::user_name(uid)
+}
 pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, DEVICES, SYSTEM_FOLDERS};
 pub use quota::{scratch_full, PrivateFolder};
 pub use scratch::{sweep_stale, ScratchRoot, Swept};
@@ -511,10 +528,14 @@ impl Sandbox {
 
     /// `RLIMIT_NPROC` of each program, where no pids cgroup bounds the run and the limit
     /// counts only processes that are not the marker's own: the run's alone in its own user
-    /// namespace (Linux 5.14 on counts per user namespace), or every process of the user
-    /// programs run as when root switches to it. See [`child::nproc_backstop`] for the value.
-    fn nproc_backstop(&self) -> Option<u64> {
-        self.nproc_scope().ok().map(|_| child::nproc_backstop())
+    /// namespace (Linux 5.14 on counts per user namespace), which gets the pids cgroup's own
+    /// per-run limit (so a program's thread count meets the same ceiling with cgroups or
+    /// without, and concurrent fork bombs stay far inside the marker's own tasks limit, such as
+    /// a service's `TasksMax`); or every process of the user programs run as when root switches
+    /// to it, which gets [`child::nproc_backstop`] for all runs together.
+    pub(crate) fn nproc_backstop(&self) -> Option<u64> {
+        self.nproc_scope().ok()?;
+        Some(if self.run_as().is_some() { child::nproc_backstop() } else { self.policy.pids_max })
     }
 
     /// What the `RLIMIT_NPROC` backstop counts (`Ok`), or why there is none (`Err`).

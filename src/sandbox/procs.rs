@@ -243,6 +243,15 @@ pub(crate) fn user_ids(name: &str) -> Option<(u32, u32)> {
     passwd_entry(&passwd, name)
 }
 
+/// The name of the local user `uid` (from `/etc/passwd`, as [`user_ids`]).
+pub(crate) fn user_name(uid: u32) -> Option<String> {
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split(':').collect();
+        (fields.get(2)?.parse::<u32>().ok()? == uid).then(|| fields[0].to_string())
+    })
+}
+
 /// The uid and gid of `name` in the text of a passwd file.
 fn passwd_entry(passwd: &str, name: &str) -> Option<(u32, u32)> {
     passwd.lines().find_map(|line| {

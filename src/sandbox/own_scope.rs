@@ -1,0 +1,138 @@
+//! A cgroup of the harness's own on cgroup v2 under systemd: the harness's situation (v2 or
+//! not, root or an ordinary user, the systemd manager it can reach, its own cgroup) → an
+//! [`OwnScope`]: the `systemd-run --scope -p Delegate=yes` command that re-executes the harness
+//! as the only process of a transient scope systemd delegates to it, or why none is asked for.
+//!
+//! A login's session scope holds the shell (and `su` or `sudo`) as well as bhgrade, and a
+//! service's cgroup belongs to systemd: neither may be divided into run cgroups (see
+//! `cgroup_delegate.rs`). podman does the same for an ordinary user (`shared/docs/judges.md`).
+//! The command line runs the harness itself, so its pid, terminal, standard streams, signals and
+//! exit status are what the marker started; `BHGRADE_OWN_SCOPE` names the scope for the probe
+//! (systemd before 251 does not mark a delegated cgroup), and set by the marker to anything
+//! (`BHGRADE_OWN_SCOPE=none`) keeps bhgrade where it was started.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use super::cgroup_delegate::{CgroupFs, Kernel};
+use super::{cgroup_probe, procs};
+
+/// The variable naming the transient scope bhgrade started itself in.
+pub(crate) const OWN_SCOPE_VAR: &str = "BHGRADE_OWN_SCOPE";
+
+/// The controllers asked of systemd for the scope (what run cgroups use; a user's manager
+/// delegates those it has, usually memory and pids).
+const DELEGATED: [&str; 3] = ["cpuset", "memory", "pids"];
+
+static FAILURE: OnceLock<String> = OnceLock::new();
+
+/// Whether the harness should start itself again in a scope of its own.
+#[derive(Debug)]
+pub enum OwnScope {
+    /// Start this command (the harness's own command line follows it).
+    Start(ScopeRequest),
+    /// Where the harness is will do (cgroup v1, no systemd, a delegated cgroup of its own, or a
+    /// scope it already asked for).
+    NotNeeded,
+    /// A scope would be needed but cannot be had here: why.
+    Unavailable(String),
+}
+
+/// `systemd-run [--user] --scope ...`, with the environment the harness is to start with.
+#[derive(Debug)]
+pub struct ScopeRequest {
+    args: Vec<OsString>,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl ScopeRequest {
+    /// Ask systemd for a scope running `true`: whether the manager answers and grants one.
+    pub fn preflight(&self) -> Result<(), String> {
+        let mut command = Command::new("systemd-run");
+        let unit_flag = self.args.iter().position(|a| a == "--unit").unwrap_or(self.args.len());
+        // The same request, without the unit name the harness will take.
+        let args = self.args[..unit_flag].iter().chain(self.args.get(unit_flag + 2..).unwrap_or_default());
+        command.args(args).arg("true").envs(self.env.iter().map(|(k, v)| (k, v)));
+        command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+        let output = command.output().map_err(|e| format!("cannot start systemd-run: {e}"))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let said = String::from_utf8_lossy(&output.stderr).trim().replace('\n', "; ");
+        Err(format!("`{}` failed ({}): {said}", self.shown(), output.status))
+    }
+
+    /// The command that starts `program` with `args` in the scope.
+    pub fn command(&self, program: &Path, args: impl IntoIterator<Item = OsString>) -> Command {
+        let mut command = Command::new("systemd-run");
+        command.args(&self.args).arg(program).args(args).envs(self.env.iter().map(|(k, v)| (k, v)));
+        command
+    }
+
+    /// The request as a marker would type it.
+    pub fn shown(&self) -> String {
+        let args: Vec<String> = self.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        format!("systemd-run {} COMMAND", args.join(" "))
+    }
+}
+
+/// Record why the harness could not start itself in a scope (said in the cgroup layers' rows).
+pub fn record_failure(why: String) {
+    let _ = FAILURE.set(why);
+}
+
+pub(crate) fn failure() -> Option<&'static str> {
+    FAILURE.get().map(String::as_str)
+}
+
+/// What this harness should do to get a cgroup it may divide.
+pub fn own_scope() -> OwnScope {
+    if std::env::var_os(OWN_SCOPE_VAR).is_some() || !cgroup_probe::is_cgroup_v2() || !Kernel.under_systemd() {
+        return OwnScope::NotNeeded;
+    }
+    if let Some(own) = cgroup_probe::own_v2_dir() {
+        let alone = Kernel.read(&own.join("cgroup.procs")).is_ok_and(|t| t.trim() == std::process::id().to_string());
+        if alone && Kernel.delegated(&own) {
+            return OwnScope::NotNeeded;
+        }
+    }
+    // Unique among live harnesses (the pid), and among the scopes of dead ones that systemd
+    // may still be collecting (the time).
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let unit = format!("bhgrade-{}-{nanos}.scope", std::process::id());
+    let mut args: Vec<OsString> = Vec::new();
+    let mut env = vec![(OsString::from(OWN_SCOPE_VAR), OsString::from(&unit))];
+    if !procs::is_root() {
+        match user_manager() {
+            Ok(runtime) => env.push(("XDG_RUNTIME_DIR".into(), runtime.into_os_string())),
+            Err(why) => return OwnScope::Unavailable(why),
+        }
+        args.push("--user".into());
+    }
+    // Only the controllers runs use: systemd enables each delegated one in the slices above the
+    // scope, and `Delegate=yes` would have it enable `cpu` and `io` there too, for nothing.
+    // Each run has its own pids.max; the scope's default TasksMax (15% of the machine's pids)
+    // would let a few concurrent fork bombs leave the harness itself unable to fork.
+    let delegate = format!("Delegate={}", DELEGATED.join(" "));
+    for arg in ["--scope", "--quiet", "--collect", "-p", &delegate, "-p", "TasksMax=infinity", "--unit", &unit, "--"] {
+        args.push(arg.into());
+    }
+    OwnScope::Start(ScopeRequest { args, env })
+}
+
+/// The runtime folder of this user's systemd manager, when one runs: `XDG_RUNTIME_DIR`, or
+/// `/run/user/UID` where `sudo -u` or `su` left the variable out.
+fn user_manager() -> Result<PathBuf, String> {
+    use std::os::unix::fs::MetadataExt;
+    let uid = procs::uid();
+    let runtime =
+        std::env::var_os("XDG_RUNTIME_DIR").map_or_else(|| PathBuf::from(format!("/run/user/{uid}")), PathBuf::from);
+    let socket = runtime.join("systemd/private");
+    let owned = std::fs::metadata(&runtime).is_ok_and(|m| m.uid() == uid);
+    if owned && socket.exists() {
+        return Ok(runtime);
+    }
+    Err(format!("uid {uid} has no systemd user manager running ({} is missing)", socket.display()))
+}
