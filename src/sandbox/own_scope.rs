@@ -89,22 +89,45 @@ pub(crate) fn failure() -> Option<&'static str> {
 
 /// What this harness should do to get a cgroup it may divide.
 pub fn own_scope() -> OwnScope {
-    if std::env::var_os(OWN_SCOPE_VAR).is_some() || !cgroup_probe::is_cgroup_v2() || !Kernel.under_systemd() {
+    let asked_before = std::env::var_os(OWN_SCOPE_VAR).is_some();
+    let needs_scope = !asked_before && cgroup_probe::is_cgroup_v2() && Kernel.under_systemd();
+    let situation = Situation {
+        needs_scope,
+        alone_in_delegated: needs_scope
+            && cgroup_probe::own_v2_dir().is_some_and(|own| {
+                let procs = Kernel.read(&own.join("cgroup.procs")).unwrap_or_default();
+                procs.trim() == std::process::id().to_string() && Kernel.delegated(&own)
+            }),
+        root: procs::is_root(),
+        // Unique among live harnesses (the pid), and among the scopes of dead ones that systemd
+        // may still be collecting (the time).
+        unit: format!(
+            "bhgrade-{}-{}.scope",
+            std::process::id(),
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
+        ),
+    };
+    decide(&situation, user_manager)
+}
+
+/// What [`own_scope`] found out about this harness.
+struct Situation {
+    /// Cgroup v2 under systemd, and no scope asked for yet (nor refused by the marker).
+    needs_scope: bool,
+    /// The harness is the only process of a cgroup systemd delegated (a scope the marker made).
+    alone_in_delegated: bool,
+    root: bool,
+    unit: String,
+}
+
+fn decide(situation: &Situation, user_manager: impl FnOnce() -> Result<PathBuf, String>) -> OwnScope {
+    if !situation.needs_scope || situation.alone_in_delegated {
         return OwnScope::NotNeeded;
     }
-    if let Some(own) = cgroup_probe::own_v2_dir() {
-        let alone = Kernel.read(&own.join("cgroup.procs")).is_ok_and(|t| t.trim() == std::process::id().to_string());
-        if alone && Kernel.delegated(&own) {
-            return OwnScope::NotNeeded;
-        }
-    }
-    // Unique among live harnesses (the pid), and among the scopes of dead ones that systemd
-    // may still be collecting (the time).
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let unit = format!("bhgrade-{}-{nanos}.scope", std::process::id());
+    let unit = &situation.unit;
     let mut args: Vec<OsString> = Vec::new();
-    let mut env = vec![(OsString::from(OWN_SCOPE_VAR), OsString::from(&unit))];
-    if !procs::is_root() {
+    let mut env = vec![(OsString::from(OWN_SCOPE_VAR), OsString::from(unit))];
+    if !situation.root {
         match user_manager() {
             Ok(runtime) => env.push(("XDG_RUNTIME_DIR".into(), runtime.into_os_string())),
             Err(why) => return OwnScope::Unavailable(why),
@@ -116,7 +139,7 @@ pub fn own_scope() -> OwnScope {
     // Each run has its own pids.max; the scope's default TasksMax (15% of the machine's pids)
     // would let a few concurrent fork bombs leave the harness itself unable to fork.
     let delegate = format!("Delegate={}", DELEGATED.join(" "));
-    for arg in ["--scope", "--quiet", "--collect", "-p", &delegate, "-p", "TasksMax=infinity", "--unit", &unit, "--"] {
+    for arg in ["--scope", "--quiet", "--collect", "-p", &delegate, "-p", "TasksMax=infinity", "--unit", unit, "--"] {
         args.push(arg.into());
     }
     OwnScope::Start(ScopeRequest { args, env })
@@ -135,4 +158,65 @@ fn user_manager() -> Result<PathBuf, String> {
         return Ok(runtime);
     }
     Err(format!("uid {uid} has no systemd user manager running ({} is missing)", socket.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn situation(needs_scope: bool, alone_in_delegated: bool, root: bool) -> Situation {
+        Situation { needs_scope, alone_in_delegated, root, unit: "bhgrade-7-1.scope".into() }
+    }
+
+    fn no_manager() -> Result<PathBuf, String> {
+        Err("uid 1000 has no systemd user manager running".into())
+    }
+
+    fn start(scope: OwnScope) -> ScopeRequest {
+        match scope {
+            OwnScope::Start(request) => request,
+            other => panic!("expected a scope to be asked for, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn root_asks_the_system_manager_for_a_scope_with_only_the_controllers_runs_use() {
+        let request = start(decide(&situation(true, false, true), || panic!("root needs no user manager")));
+        let shown = request.shown();
+        assert_eq!(
+            shown,
+            "systemd-run --scope --quiet --collect -p Delegate=cpuset memory pids -p TasksMax=infinity --unit \
+             bhgrade-7-1.scope -- COMMAND"
+        );
+        assert_eq!(request.env, [(OsString::from(OWN_SCOPE_VAR), OsString::from("bhgrade-7-1.scope"))]);
+        // The preflight asks for the same scope without taking the harness's unit name.
+        let command = request.command(Path::new("/usr/bin/bhgrade"), ["doctor".into()]);
+        let args: Vec<_> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(args.last().map(String::as_str), Some("doctor"));
+        assert!(args.contains(&"/usr/bin/bhgrade".to_string()));
+    }
+
+    #[test]
+    fn a_user_asks_their_own_manager_and_is_told_where_it_listens() {
+        let request = start(decide(&situation(true, false, false), || Ok(PathBuf::from("/run/user/1000"))));
+        assert!(request.shown().starts_with("systemd-run --user --scope "), "{}", request.shown());
+        assert!(request.env.contains(&("XDG_RUNTIME_DIR".into(), "/run/user/1000".into())));
+    }
+
+    #[test]
+    fn without_a_user_manager_the_reason_is_kept() {
+        match decide(&situation(true, false, false), no_manager) {
+            OwnScope::Unavailable(why) => assert!(why.contains("no systemd user manager"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn no_scope_on_v1_without_systemd_once_asked_or_alone_in_a_delegated_one() {
+        for (needs, alone, root) in
+            [(false, false, true), (false, false, false), (true, true, false), (true, true, true)]
+        {
+            assert!(matches!(decide(&situation(needs, alone, root), no_manager), OwnScope::NotNeeded));
+        }
+    }
 }
