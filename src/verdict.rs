@@ -195,7 +195,8 @@ pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits) -> Opti
         let why = match (run.memory_source, run.memory_peak_bytes) {
             (crate::sandbox::MemorySource::Resident, Some(peak)) if peak > limits.memory_bytes => format!(
                 "killed: the resident memory of the run's processes reached {} MiB, over the limit of {limit_mib} MiB",
-                peak >> 20
+                // Rounded up: a peak just past the limit must not read as the limit itself.
+                peak.div_ceil(1 << 20)
             ),
             _ => format!("killed at the memory limit of {limit_mib} MiB"),
         };

@@ -308,7 +308,7 @@ fn outcome(
     }
     let (cpu, cpu_source) = match ended.cgroup_cpu {
         Some(cpu) => (cpu, CpuSource::Cgroup),
-        None => (ended.reaped.cpu, CpuSource::Rusage),
+        None => (ended.reaped.cpu.max(watched.cpu_seen), CpuSource::Rusage),
     };
     let exit = ended.exit;
     let stderr = std::mem::take(&mut pump.err.buf);

@@ -157,6 +157,10 @@ pub(crate) struct Watched {
     pub memory_killed: bool,
     /// The most resident memory measured (0 with a memory cgroup, which measures itself).
     pub memory_peak: u64,
+    /// The most CPU time the watch read for the whole run: without a CPU cgroup, what the run
+    /// is charged at least, since a kill leaves processes to the PID namespace's teardown,
+    /// which adds their CPU time to nobody's rusage.
+    pub cpu_seen: Duration,
     /// The second round of SIGKILL reached the supervisor and its init: only then may the run
     /// end without their report.
     pub supervisor_killed: bool,
@@ -196,7 +200,9 @@ impl Watch<'_> {
     fn look(&mut self, running: &Running, now: Instant) -> bool {
         if self.watching_cpu() && now >= self.next_cpu_check {
             self.next_cpu_check = now + self.cpu_period;
-            if running.tree_cpu() > self.limits.cpu {
+            let cpu = running.tree_cpu();
+            self.seen.cpu_seen = self.seen.cpu_seen.max(cpu);
+            if cpu > self.limits.cpu {
                 self.seen.cpu_killed = true;
                 self.kill(running, now);
                 return true;
@@ -296,6 +302,7 @@ pub(crate) fn watch(
             cpu_killed: false,
             memory_killed: false,
             memory_peak: 0,
+            cpu_seen: Duration::ZERO,
             supervisor_killed: false,
             paused: Duration::ZERO,
         },
