@@ -5,7 +5,7 @@
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 
-use bhgrade::sandbox::{own_scope, record_failure, OwnScope, Sandbox};
+use bhgrade::sandbox::{own_scope, record_scope_failure, OwnScope, Sandbox};
 
 use super::CliError;
 
@@ -16,7 +16,7 @@ pub(super) fn enter_own_scope() -> Result<(), CliError> {
     let request = match own_scope() {
         OwnScope::NotNeeded => return Ok(()),
         OwnScope::Unavailable(why) => {
-            record_failure(why);
+            record_scope_failure(why);
             return Ok(());
         }
         OwnScope::Start(request) => request,
@@ -24,13 +24,13 @@ pub(super) fn enter_own_scope() -> Result<(), CliError> {
     // A manager that refuses (no bus, no permission) is found out before this process is
     // replaced, so that the marking still runs.
     if let Err(why) = request.preflight() {
-        record_failure(why);
+        record_scope_failure(why);
         return Ok(());
     }
     let program = std::env::current_exe()
         .map_err(|e| CliError::Harness(format!("cannot find bhgrade's own program to start it in a scope: {e}")))?;
     let error = request.command(&program, std::env::args_os().skip(1)).exec();
-    record_failure(format!("`{}` could not be started: {error}", request.shown()));
+    record_scope_failure(format!("`{}` could not be started: {error}", request.shown()));
     Ok(())
 }
 

@@ -10,21 +10,53 @@
 //! A run cgroup is made before its run is known (see `parked.rs`): [`Setup::create`] sets what
 //! holds for every run (`pids.max`), [`RunCgroup::prepare`] what the run asks for (memory
 //! limit, CPUs) just before the program starts.
+//!
+//! This is the bottom of the cgroup files: it also holds what they all share, the names of
+//! bhgrade's cgroups, [`CgroupFs`] (the kernel's cgroup files, or a fake tree in tests) and the
+//! record of why the harness could not start itself in a scope of its own (`own_scope.rs`).
+//! Above it: `cgroup_delegate.rs` (a v2 parent made usable), `cgroup_probe.rs` (the [`Setup`]
+//! and the layers), `own_scope.rs` (a systemd scope); `cgroup_mount.rs` sits below all four.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::ErrorKind;
+use std::io::{self, ErrorKind};
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::cgroup_probe::{self, harness_tag, NAME_PREFIX};
 use super::{procs, Layer, SandboxError};
 
 /// Killed processes need a moment to leave the cgroup (a big JVM frees its memory first).
 const KILL_TIMEOUT: Duration = Duration::from_secs(5);
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// How every cgroup bhgrade makes is named: `bhgrade-<pid namespace>-<pid>-...`.
+pub(crate) const NAME_PREFIX: &str = "bhgrade-";
+
+/// The variable naming the transient scope bhgrade started itself in.
+pub(crate) const OWN_SCOPE_VAR: &str = "BHGRADE_OWN_SCOPE";
+
+static FAILURE: OnceLock<String> = OnceLock::new();
+
+/// `<pid namespace>-<pid>` of this harness. A cgroup hierarchy may be shared with harnesses
+/// in other pid namespaces (containers), where a pid means another process: only names
+/// from our own namespace can be checked for a dead owner.
+pub(crate) fn harness_tag() -> String {
+    use std::os::unix::fs::MetadataExt;
+    let ns = fs::metadata("/proc/self/ns/pid").map_or(0, |m| m.ino());
+    format!("{ns}-{}", std::process::id())
+}
+
+/// Record why the harness could not start itself in a scope (said in the cgroup layers' rows).
+pub fn record_scope_failure(why: String) {
+    let _ = FAILURE.set(why);
+}
+
+pub(crate) fn scope_failure() -> Option<&'static str> {
+    FAILURE.get().map(String::as_str)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Version {
@@ -60,12 +92,6 @@ pub(crate) fn disabled_layers() -> Vec<Layer> {
 }
 
 impl Setup {
-    /// Where run cgroups can go, and the layers ("cgroup memory", "cgroup pids") saying so;
-    /// the cpuset is reported by the "cpu pinning" layer (see [`Setup::pinning`]).
-    pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer>, Result<String, String>) {
-        cgroup_probe::probe(parent_override)
-    }
-
     /// The memory and pids parents (what a stale harness's cgroups are looked for in by tests).
     #[cfg(test)]
     pub(crate) fn parents(&self) -> Vec<PathBuf> {
@@ -348,4 +374,86 @@ fn rmdir_patiently(dir: &Path) -> Result<(), SandboxError> {
             Err(e) => return Err(cg_err(dir, e)),
         }
     }
+}
+
+/// What the probe does to a cgroup tree.
+pub(crate) trait CgroupFs {
+    fn read(&self, path: &Path) -> io::Result<String>;
+    fn write(&self, path: &Path, value: &str) -> io::Result<()>;
+    fn mkdir(&self, path: &Path) -> io::Result<()>;
+    /// Whether this process may write to `path` (a cgroup folder: make children in it).
+    fn writable(&self, path: &Path) -> bool;
+    /// The names of the child cgroups of `dir`.
+    fn children(&self, dir: &Path) -> Vec<String>;
+    /// Whether systemd manages this cgroup tree (then a cgroup is the harness's to divide only
+    /// when systemd delegated it).
+    fn under_systemd(&self) -> bool;
+    /// Whether systemd delegated `dir` (a unit with `Delegate=yes`).
+    fn delegated(&self, dir: &Path) -> bool;
+    /// Kill whatever is left in a cgroup of a dead harness and remove it.
+    fn remove_stale(&self, dir: &Path, version: Version);
+}
+
+/// The real cgroup filesystems.
+pub(crate) struct Kernel;
+
+impl CgroupFs for Kernel {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        std::fs::read_to_string(path)
+    }
+
+    fn write(&self, path: &Path, value: &str) -> io::Result<()> {
+        std::fs::write(path, value)
+    }
+
+    fn mkdir(&self, path: &Path) -> io::Result<()> {
+        std::fs::create_dir(path)
+    }
+
+    fn writable(&self, path: &Path) -> bool {
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: `c` is a valid C string.
+        unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    }
+
+    fn children(&self, dir: &Path) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect()
+    }
+
+    fn under_systemd(&self) -> bool {
+        Path::new("/run/systemd/system").is_dir()
+    }
+
+    fn delegated(&self, dir: &Path) -> bool {
+        // systemd 251 and later mark a delegated cgroup (`trusted.` when the system manager
+        // delegates, `user.` for a user's manager); a scope bhgrade asked for itself is known by
+        // the name it gave it, which older systemd versions leave unmarked.
+        let own_scope = std::env::var_os(OWN_SCOPE_VAR).is_some_and(|name| dir.file_name() == Some(name.as_os_str()));
+        own_scope || ["trusted.delegate", "user.delegate"].iter().any(|name| xattr_is_one(dir, name))
+    }
+
+    fn remove_stale(&self, dir: &Path, version: Version) {
+        drop(RunCgroup::stale(version, dir.to_path_buf()));
+    }
+}
+
+fn xattr_is_one(path: &Path, name: &str) -> bool {
+    let (Ok(path), Ok(name)) =
+        (std::ffi::CString::new(path.as_os_str().as_encoded_bytes()), std::ffi::CString::new(name))
+    else {
+        return false;
+    };
+    let mut value = [0u8; 8];
+    // SAFETY: valid C strings and a buffer of the length given.
+    let len = unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    len > 0 && value[..len as usize].starts_with(b"1")
 }

@@ -17,94 +17,10 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::cgroup::{RunCgroup, Version};
-use super::cgroup_probe::{harness_tag, NAME_PREFIX};
+use super::cgroup::{harness_tag, scope_failure, CgroupFs, Version, NAME_PREFIX};
 use super::procs;
 
 const LEAF_SUFFIX: &str = "-harness";
-
-/// What the probe does to a cgroup tree.
-pub(crate) trait CgroupFs {
-    fn read(&self, path: &Path) -> io::Result<String>;
-    fn write(&self, path: &Path, value: &str) -> io::Result<()>;
-    fn mkdir(&self, path: &Path) -> io::Result<()>;
-    /// Whether this process may write to `path` (a cgroup folder: make children in it).
-    fn writable(&self, path: &Path) -> bool;
-    /// The names of the child cgroups of `dir`.
-    fn children(&self, dir: &Path) -> Vec<String>;
-    /// Whether systemd manages this cgroup tree (then a cgroup is the harness's to divide only
-    /// when systemd delegated it).
-    fn under_systemd(&self) -> bool;
-    /// Whether systemd delegated `dir` (a unit with `Delegate=yes`).
-    fn delegated(&self, dir: &Path) -> bool;
-    /// Kill whatever is left in a cgroup of a dead harness and remove it.
-    fn remove_stale(&self, dir: &Path, version: Version);
-}
-
-/// The real cgroup filesystems.
-pub(crate) struct Kernel;
-
-impl CgroupFs for Kernel {
-    fn read(&self, path: &Path) -> io::Result<String> {
-        std::fs::read_to_string(path)
-    }
-
-    fn write(&self, path: &Path, value: &str) -> io::Result<()> {
-        std::fs::write(path, value)
-    }
-
-    fn mkdir(&self, path: &Path) -> io::Result<()> {
-        std::fs::create_dir(path)
-    }
-
-    fn writable(&self, path: &Path) -> bool {
-        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
-            return false;
-        };
-        // SAFETY: `c` is a valid C string.
-        unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
-    }
-
-    fn children(&self, dir: &Path) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Vec::new();
-        };
-        entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().into_string().ok())
-            .collect()
-    }
-
-    fn under_systemd(&self) -> bool {
-        Path::new("/run/systemd/system").is_dir()
-    }
-
-    fn delegated(&self, dir: &Path) -> bool {
-        // systemd 251 and later mark a delegated cgroup (`trusted.` when the system manager
-        // delegates, `user.` for a user's manager); a scope bhgrade asked for itself is known by
-        // the name it gave it, which older systemd versions leave unmarked.
-        let own_scope = std::env::var_os(super::own_scope::OWN_SCOPE_VAR)
-            .is_some_and(|name| dir.file_name() == Some(name.as_os_str()));
-        own_scope || ["trusted.delegate", "user.delegate"].iter().any(|name| xattr_is_one(dir, name))
-    }
-
-    fn remove_stale(&self, dir: &Path, version: Version) {
-        drop(RunCgroup::stale(version, dir.to_path_buf()));
-    }
-}
-
-fn xattr_is_one(path: &Path, name: &str) -> bool {
-    let (Ok(path), Ok(name)) =
-        (std::ffi::CString::new(path.as_os_str().as_encoded_bytes()), std::ffi::CString::new(name))
-    else {
-        return false;
-    };
-    let mut value = [0u8; 8];
-    // SAFETY: valid C strings and a buffer of the length given.
-    let len = unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
-    len > 0 && value[..len as usize].starts_with(b"1")
-}
 
 /// The process that moves (its whole thread group goes with it) and the tag its cgroups are
 /// named with.
@@ -321,7 +237,7 @@ fn not_delegated_by_systemd(dir: &Path) -> String {
 
 /// Why the harness is not in a scope of its own, when it tried to get one (see `own_scope.rs`).
 fn own_scope_note() -> String {
-    super::own_scope::failure().map_or_else(String::new, |why| format!("; that failed here: {why}"))
+    scope_failure().map_or_else(String::new, |why| format!("; that failed here: {why}"))
 }
 
 /// Remove the cgroups (and kill the processes) that a dead harness of our pid namespace left

@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::sandbox::cgroup::Kernel;
 
 const WANTED: [&str; 3] = ["memory", "pids", "cpuset"];
 

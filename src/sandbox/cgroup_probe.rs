@@ -7,12 +7,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::cgroup::{Setup, Version};
-use super::cgroup_delegate::{self, CgroupFs, Harness, Kernel, Origin};
+use super::cgroup::{harness_tag, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
+use super::cgroup_delegate::{self, Harness, Origin};
+use super::cgroup_mount::{find_mount, is_cgroup_v2, own_cgroup, own_dir, own_v2_dir};
 use super::{procs, Layer};
-
-const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
-pub(crate) const NAME_PREFIX: &str = "bhgrade-";
 
 static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
 
@@ -70,84 +68,11 @@ pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer
     (Some(setup), layers, pinning)
 }
 
-/// Whether this machine mounts the unified (v2) hierarchy at `/sys/fs/cgroup`.
-pub(crate) fn is_cgroup_v2() -> bool {
-    statfs_type(Path::new("/sys/fs/cgroup")) == Some(CGROUP2_SUPER_MAGIC)
-}
-
-/// The harness's own cgroup v2 folder.
-pub(crate) fn own_v2_dir() -> Option<PathBuf> {
-    find_mount(None).zip(own_cgroup(None)).map(|(mount, own)| own_dir(&mount, &own))
-}
-
 /// `cpuset.cpus` and `cpuset.mems` of a v1 cpuset (what its children must be given).
 fn cpuset_of(dir: &Path) -> Option<(String, String)> {
     let read = |file: &str| fs::read_to_string(dir.join(file)).ok().map(|s| s.trim().to_string());
     let (cpus, mems) = (read("cpuset.cpus")?, read("cpuset.mems")?);
     (!cpus.is_empty() && !mems.is_empty()).then_some((cpus, mems))
-}
-
-fn statfs_type(path: &Path) -> Option<i64> {
-    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
-    // SAFETY: zeroed statfs is a valid out-parameter; `c` is a valid C string.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: see above.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
-    }
-    #[allow(clippy::unnecessary_cast)]
-    Some(st.f_type as i64)
-}
-
-/// A mounted cgroup hierarchy: where it is mounted, and which part of it is mounted there.
-struct Mount {
-    point: PathBuf,
-    root: String,
-}
-
-/// From /proc/self/mountinfo: the mount of a v1 controller, or of the v2 hierarchy (`None`).
-fn find_mount(controller: Option<&str>) -> Option<Mount> {
-    let info = fs::read_to_string("/proc/self/mountinfo").ok()?;
-    info.lines().find_map(|line| {
-        let (left, right) = line.split_once(" - ")?;
-        let left: Vec<&str> = left.split(' ').collect();
-        let right: Vec<&str> = right.split(' ').collect();
-        let (root, point) = (*left.get(3)?, *left.get(4)?);
-        let fstype = *right.first()?;
-        let wanted = match controller {
-            None => fstype == "cgroup2",
-            Some(c) => fstype == "cgroup" && right.get(2)?.split(',').any(|o| o == c),
-        };
-        wanted.then(|| Mount { point: PathBuf::from(unescape_mountinfo(point)), root: unescape_mountinfo(root) })
-    })
-}
-
-fn unescape_mountinfo(s: &str) -> String {
-    s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
-}
-
-/// The harness's own cgroup path in a v1 controller's hierarchy, or the v2 one (`None`).
-fn own_cgroup(controller: Option<&str>) -> Option<String> {
-    let text = fs::read_to_string("/proc/self/cgroup").ok()?;
-    text.lines().find_map(|line| {
-        let mut parts = line.splitn(3, ':');
-        let (id, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        let wanted = match controller {
-            None => id == "0" && controllers.is_empty(),
-            Some(c) => controllers.split(',').any(|x| x == c),
-        };
-        wanted.then(|| path.to_string())
-    })
-}
-
-/// The directory of our own cgroup inside a mount, allowing for a mount of a sub-tree.
-fn own_dir(mount: &Mount, own: &str) -> PathBuf {
-    let rel = own.strip_prefix(mount.root.as_str()).unwrap_or(own).trim_start_matches('/');
-    if rel.is_empty() {
-        mount.point.clone()
-    } else {
-        mount.point.join(rel)
-    }
 }
 
 fn probe_v1(controller: &str) -> Result<PathBuf, String> {
@@ -286,13 +211,4 @@ fn remove_probe(dir: &Path) {
             _ => return,
         }
     }
-}
-
-/// `<pid namespace>-<pid>` of this harness. A cgroup hierarchy may be shared with harnesses
-/// in other pid namespaces (containers), where a pid means another process: only names
-/// from our own namespace can be checked for a dead owner.
-pub(crate) fn harness_tag() -> String {
-    use std::os::unix::fs::MetadataExt;
-    let ns = fs::metadata("/proc/self/ns/pid").map_or(0, |m| m.ino());
-    format!("{ns}-{}", std::process::id())
 }

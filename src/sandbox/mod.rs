@@ -50,6 +50,7 @@
 
 mod cgroup;
 mod cgroup_delegate;
+mod cgroup_mount;
 mod cgroup_probe;
 mod child;
 #[cfg(test)]
@@ -81,8 +82,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use cgroup::record_scope_failure;
 pub use layers::Layer;
-pub use own_scope::{own_scope, record_failure, OwnScope, ScopeRequest};
+pub use own_scope::{own_scope, OwnScope, ScopeRequest};
 
 /// Whether bhgrade runs as root (what the isolation advice depends on).
 pub fn is_root() -> bool {
@@ -376,7 +378,7 @@ impl Sandbox {
         let scratch_root = scratch_root.canonicalize().map_err(scratch_err)?;
         tempfile::Builder::new().prefix("probe-").tempdir_in(&scratch_root).map_err(scratch_err)?;
         let (cgroups, cgroup_layers, cpuset) = if policy.use_cgroups {
-            cgroup::Setup::probe(policy.cgroup_parent.as_deref())
+            cgroup_probe::probe(policy.cgroup_parent.as_deref())
         } else {
             (None, cgroup::disabled_layers(), Err("cgroups disabled by policy".to_string()))
         };

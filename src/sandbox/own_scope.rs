@@ -14,19 +14,14 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
-use super::cgroup_delegate::{CgroupFs, Kernel};
-use super::{cgroup_probe, procs};
-
-/// The variable naming the transient scope bhgrade started itself in.
-pub(crate) const OWN_SCOPE_VAR: &str = "BHGRADE_OWN_SCOPE";
+use super::cgroup::{CgroupFs, Kernel, OWN_SCOPE_VAR};
+use super::cgroup_mount::{is_cgroup_v2, own_v2_dir};
+use super::procs;
 
 /// The controllers asked of systemd for the scope (what run cgroups use; a user's manager
 /// delegates those it has, usually memory and pids).
 const DELEGATED: [&str; 3] = ["cpuset", "memory", "pids"];
-
-static FAILURE: OnceLock<String> = OnceLock::new();
 
 /// Whether the harness should start itself again in a scope of its own.
 #[derive(Debug)]
@@ -78,23 +73,14 @@ impl ScopeRequest {
     }
 }
 
-/// Record why the harness could not start itself in a scope (said in the cgroup layers' rows).
-pub fn record_failure(why: String) {
-    let _ = FAILURE.set(why);
-}
-
-pub(crate) fn failure() -> Option<&'static str> {
-    FAILURE.get().map(String::as_str)
-}
-
 /// What this harness should do to get a cgroup it may divide.
 pub fn own_scope() -> OwnScope {
     let asked_before = std::env::var_os(OWN_SCOPE_VAR).is_some();
-    let needs_scope = !asked_before && cgroup_probe::is_cgroup_v2() && Kernel.under_systemd();
+    let needs_scope = !asked_before && is_cgroup_v2() && Kernel.under_systemd();
     let situation = Situation {
         needs_scope,
         alone_in_delegated: needs_scope
-            && cgroup_probe::own_v2_dir().is_some_and(|own| {
+            && own_v2_dir().is_some_and(|own| {
                 let procs = Kernel.read(&own.join("cgroup.procs")).unwrap_or_default();
                 procs.trim() == std::process::id().to_string() && Kernel.delegated(&own)
             }),
