@@ -169,6 +169,14 @@ impl Setup {
     }
 }
 
+/// The pids of a `cgroup.procs` file. A process being reaped is listed as `0` for a moment
+/// (its pid is already released, it is still in the cgroup; a fork bomb's cgroup shows such
+/// lines often): kill(2) of 0 would signal the harness's own process group, the harness and
+/// the marker's shell included, so only positive pids are members.
+pub(crate) fn procs_of(text: &str) -> impl Iterator<Item = i32> + '_ {
+    text.lines().filter_map(|l| l.trim().parse::<i32>().ok()).filter(|&pid| pid > 0)
+}
+
 fn write(path: &Path, value: &str) -> Result<(), SandboxError> {
     fs::write(path, value).map_err(|e| cg_err(path, e))
 }
@@ -252,8 +260,7 @@ impl RunCgroup {
     pub(crate) fn members(&self) -> Vec<i32> {
         let mut pids: Vec<i32> = Vec::new();
         for dir in &self.dirs {
-            let text = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-            pids.extend(text.lines().filter_map(|l| l.trim().parse::<i32>().ok()));
+            pids.extend(procs_of(&fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default()));
         }
         pids.sort_unstable();
         pids.dedup();
@@ -456,4 +463,11 @@ fn xattr_is_one(path: &Path, name: &str) -> bool {
     // SAFETY: valid C strings and a buffer of the length given.
     let len = unsafe { libc::getxattr(path.as_ptr(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
     len > 0 && value[..len as usize].starts_with(b"1")
+}
+
+#[cfg(test)]
+#[test]
+fn a_process_being_reaped_is_never_a_member() {
+    // What a fork bomb's cgroup.procs reads like while its processes die: a 0 among the pids.
+    assert_eq!(procs_of("1203\n0\n1207\n\n-4\nx\n").collect::<Vec<_>>(), [1203, 1207]);
 }

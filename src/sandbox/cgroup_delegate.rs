@@ -17,7 +17,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::cgroup::{harness_tag, scope_failure, CgroupFs, Version, NAME_PREFIX};
+use super::cgroup::{harness_tag, procs_of, scope_failure, CgroupFs, Version, NAME_PREFIX};
 use super::procs;
 
 const LEAF_SUFFIX: &str = "-harness";
@@ -178,8 +178,7 @@ fn is_root_cgroup(fs: &dyn CgroupFs, dir: &Path) -> bool {
 }
 
 fn members(fs: &dyn CgroupFs, dir: &Path) -> Vec<u32> {
-    let text = fs.read(&dir.join("cgroup.procs")).unwrap_or_default();
-    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+    procs_of(&fs.read(&dir.join("cgroup.procs")).unwrap_or_default()).map(|pid| pid as u32).collect()
 }
 
 fn not_delegated(dir: &Path, root_cgroup: bool, harness_there: bool, file: Option<&Path>) -> String {

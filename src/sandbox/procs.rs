@@ -80,6 +80,10 @@ pub(crate) fn pipe_holders(inodes: &[u64]) -> Vec<i32> {
 }
 
 pub(crate) fn signal_group(pgid: i32, sig: i32) {
+    // A group id of 0 would name the harness's own group (and 1, every process it may signal).
+    if pgid <= 1 {
+        return;
+    }
     // SAFETY: kill(2) has no memory-safety preconditions; a negative pid names the group.
     unsafe { libc::kill(-pgid, sig) };
 }
