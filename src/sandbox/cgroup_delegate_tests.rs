@@ -383,6 +383,25 @@ fn assert_claims_hold(fake: &Fake, prepared: &Prepared) {
     assert!(claimed.is_empty() || joined.is_ok(), "claimed {claimed:?}, but a run cannot join: {joined:?}");
 }
 
+/// No controller enabled in `dir`, still a plain domain (not a thread domain), no child made.
+fn assert_untouched(fake: &Fake, dir: &Path) {
+    assert_eq!(fake.read_words(&dir.join("cgroup.subtree_control")), Vec::<String>::new(), "{}", dir.display());
+    assert_eq!(fake.cgroup_type(dir), "domain", "{} became a thread domain", dir.display());
+    assert_eq!(Kernel.children(dir), Vec::<String>::new(), "{}", dir.display());
+}
+
+/// Why `pids` is not had: the whole preparation refused, or the controller (whose every claim
+/// must then hold).
+fn refusal(fake: &Fake, result: &Result<Prepared, String>) -> String {
+    match result {
+        Ok(prepared) => {
+            assert_claims_hold(fake, prepared);
+            prepared.controller("pids").unwrap_err()
+        }
+        Err(why) => why.clone(),
+    }
+}
+
 #[test]
 fn root_in_a_login_session_changes_nothing_and_says_why() {
     let me = Harness::this();
@@ -394,17 +413,9 @@ fn root_in_a_login_session_changes_nothing_and_says_why() {
 
     let result = prepare(&fake, &session, &me, &WANTED, Origin::Own);
 
-    assert_eq!(fake.read_words(&session.join("cgroup.subtree_control")), Vec::<String>::new());
-    assert_eq!(fake.cgroup_type(&session), "domain", "the login's scope became a thread domain");
-    assert_eq!(Kernel.children(&session), Vec::<String>::new());
+    assert_untouched(&fake, &session);
     assert_eq!(fake.read_words(&session.join("cgroup.procs")), ["4242".to_string(), me.pid.to_string()]);
-    let why = match &result {
-        Ok(prepared) => {
-            assert_claims_hold(&fake, prepared);
-            prepared.controller("pids").unwrap_err()
-        }
-        Err(why) => why.clone(),
-    };
+    let why = refusal(&fake, &result);
     assert!(why.contains("session-3.scope") && why.contains("not delegated"), "{why}");
 }
 
@@ -441,12 +452,8 @@ fn a_scope_systemd_delegated_is_used_once_the_harness_is_alone_in_it() {
     // Delegated, but the shell that started bhgrade is in it too: nothing is changed.
     fs::write(shared.join("cgroup.procs"), format!("4242\n{}\n", me.pid)).unwrap();
     let result = prepare(&fake, &shared, &me, &WANTED, Origin::Own);
-    assert_eq!(fake.read_words(&shared.join("cgroup.subtree_control")), Vec::<String>::new());
-    assert_eq!(fake.cgroup_type(&shared), "domain");
-    let why = match &result {
-        Ok(prepared) => prepared.controller("pids").unwrap_err(),
-        Err(why) => why.clone(),
-    };
+    assert_untouched(&fake, &shared);
+    let why = refusal(&fake, &result);
     assert!(why.contains("not alone") && why.contains("4242"), "{why}");
 }
 
@@ -459,12 +466,6 @@ fn a_thread_domain_left_by_an_older_harness_is_refused_by_its_type() {
 
     let result = prepare(&fake, &scope, &me, &WANTED, Origin::Own);
 
-    let why = match &result {
-        Ok(prepared) => {
-            assert_claims_hold(&fake, prepared);
-            prepared.controller("pids").unwrap_err()
-        }
-        Err(why) => why.clone(),
-    };
+    let why = refusal(&fake, &result);
     assert!(why.contains("domain threaded"), "{why}");
 }
