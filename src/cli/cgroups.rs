@@ -70,7 +70,7 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
     }
     if root {
         return Some(format!(
-            "Cgroups: bhgrade starts itself in a transient systemd scope with Delegate=yes, which did not work \
+            "Cgroups: bhgrade starts itself in a transient systemd scope delegated to it, which did not work \
              here (the rows above say why); check that systemd runs as this machine's init and that \
              `systemd-run --scope -p Delegate=yes true` works as root. Until then, {fallback}."
         ));
