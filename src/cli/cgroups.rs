@@ -3,7 +3,6 @@
 //! gives when the cgroup layers are missing, per kind of machine and marker.
 
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 
 use bhgrade::sandbox::{own_scope, record_scope_failure, OwnScope, Sandbox};
 
@@ -46,7 +45,7 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
     let fallback = "each run's resident memory is measured and the run is killed once past its limit, its CPU \
                     time is counted from the rusage of every process it made, and RLIMIT_NPROC bounds its \
                     processes where it counts the run alone (the rows above say which)";
-    if !Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+    if !bhgrade::sandbox::is_cgroup_v2() {
         return (!root).then(|| {
             format!(
                 "Cgroups: this machine mounts cgroup v1, which cannot be delegated safely to an ordinary user, \
@@ -61,7 +60,7 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
     if missing.iter().any(|l| l.detail.contains("controller is not available in")) {
         return None;
     }
-    if !Path::new("/run/systemd/system").is_dir() {
+    if !bhgrade::sandbox::under_systemd() {
         return Some(format!(
             "Cgroups: this machine has cgroup v2 without systemd. As root, bhgrade makes its runs' cgroups under \
              the root cgroup (in `bhgrade`); as an ordinary user, it needs a cgroup that root made and handed to \

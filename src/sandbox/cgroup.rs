@@ -369,7 +369,7 @@ impl Drop for RunCgroup {
 }
 
 /// rmdir fails with EBUSY while the kernel still accounts a dying task to the cgroup.
-fn rmdir_patiently(dir: &Path) -> Result<(), SandboxError> {
+pub(crate) fn rmdir_patiently(dir: &Path) -> Result<(), SandboxError> {
     let start = Instant::now();
     loop {
         match fs::remove_dir(dir) {

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::cgroup::{harness_tag, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
+use super::cgroup::{harness_tag, rmdir_patiently, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
 use super::cgroup_delegate::{self, Harness, Origin};
 use super::cgroup_mount::{find_mount, is_cgroup_v2, own_cgroup, own_dir, own_v2_dir};
 use super::{procs, Layer};
@@ -134,7 +134,8 @@ fn try_parent(parent: &Path, version: Version, controller: &str) -> Result<(), S
         parent.join(format!("{NAME_PREFIX}{}-probe-{}", harness_tag(), NEXT_PROBE.fetch_add(1, Ordering::Relaxed)));
     fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
     let result = limit(&dir, parent, version, controller).and_then(|counter| move_a_process(&dir, counter));
-    remove_probe(&dir);
+    // Its process is killed and reaped already; a probe cgroup that cannot go is swept as stale.
+    let _ = rmdir_patiently(&dir);
     result
 }
 
@@ -199,16 +200,6 @@ impl Drop for Sleeper {
         unsafe {
             libc::kill(self.pid, libc::SIGKILL);
             libc::waitpid(self.pid, std::ptr::null_mut(), 0);
-        }
-    }
-}
-
-/// Remove the probe cgroup (its process killed and reaped already).
-fn remove_probe(dir: &Path) {
-    for _ in 0..1000 {
-        match fs::remove_dir(dir) {
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => std::thread::sleep(std::time::Duration::from_millis(1)),
-            _ => return,
         }
     }
 }

@@ -294,10 +294,7 @@ fn cgroup_hint() -> String {
     if procs::is_root() {
         return String::new();
     }
-    let v2 = std::fs::read_to_string("/proc/self/mountinfo")
-        .is_ok_and(|m| m.lines().any(|l| l.contains(" /sys/fs/cgroup ") && l.contains(" - cgroup2 ")));
-    let systemd = std::path::Path::new("/run/systemd/system").exists();
-    match (v2, systemd) {
+    match (super::is_cgroup_v2(), super::under_systemd()) {
         (true, true) => "; bhgrade asks the user's systemd manager for a delegated scope by itself, which needs a \
                          running user manager (see `bhgrade doctor`)"
             .into(),

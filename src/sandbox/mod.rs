@@ -86,6 +86,17 @@ pub use cgroup::record_scope_failure;
 pub use layers::Layer;
 pub use own_scope::{own_scope, OwnScope, ScopeRequest};
 
+/// Whether this machine mounts the unified cgroup hierarchy (v2) at `/sys/fs/cgroup`.
+pub fn is_cgroup_v2() -> bool {
+    cgroup_mount::is_cgroup_v2()
+}
+
+/// Whether systemd is this machine's init (what gives bhgrade a delegated scope on v2).
+pub fn under_systemd() -> bool {
+    use cgroup::CgroupFs;
+    cgroup::Kernel.under_systemd()
+}
+
 /// Whether bhgrade runs as root (what the isolation advice depends on).
 pub fn is_root() -> bool {
     procs::is_root()

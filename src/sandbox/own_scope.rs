@@ -1,6 +1,6 @@
 //! A cgroup of the harness's own on cgroup v2 under systemd: the harness's situation (v2 or
 //! not, root or an ordinary user, the systemd manager it can reach, its own cgroup) → an
-//! [`OwnScope`]: the `systemd-run --scope -p Delegate=yes` command that re-executes the harness
+//! [`OwnScope`]: the `systemd-run --scope -p Delegate=...` command that re-executes the harness
 //! as the only process of a transient scope systemd delegates to it, or why none is asked for.
 //!
 //! A login's session scope holds the shell (and `su` or `sudo`) as well as bhgrade, and a
@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::cgroup::{CgroupFs, Kernel, OWN_SCOPE_VAR};
+use super::cgroup::{procs_of, CgroupFs, Kernel, OWN_SCOPE_VAR};
 use super::cgroup_mount::{is_cgroup_v2, own_v2_dir};
 use super::procs;
 
@@ -35,21 +35,29 @@ pub enum OwnScope {
     Unavailable(String),
 }
 
-/// `systemd-run [--user] --scope ...`, with the environment the harness is to start with.
+/// `systemd-run [--user] --scope ... --unit UNIT --`, with the environment the harness is to
+/// start with.
 #[derive(Debug)]
 pub struct ScopeRequest {
-    args: Vec<OsString>,
+    /// Everything but the unit's name.
+    options: Vec<OsString>,
+    unit: String,
     env: Vec<(OsString, OsString)>,
 }
 
 impl ScopeRequest {
-    /// Ask systemd for a scope running `true`: whether the manager answers and grants one.
+    /// The whole command line before the program.
+    fn args(&self) -> Vec<OsString> {
+        let mut args = self.options.clone();
+        args.extend(["--unit".into(), (&self.unit).into(), "--".into()]);
+        args
+    }
+
+    /// Ask systemd for a scope running `true`: whether the manager answers and grants one (the
+    /// same request, without the unit name the harness will take).
     pub fn preflight(&self) -> Result<(), String> {
         let mut command = Command::new("systemd-run");
-        let unit_flag = self.args.iter().position(|a| a == "--unit").unwrap_or(self.args.len());
-        // The same request, without the unit name the harness will take.
-        let args = self.args[..unit_flag].iter().chain(self.args.get(unit_flag + 2..).unwrap_or_default());
-        command.args(args).arg("true").envs(self.env.iter().map(|(k, v)| (k, v)));
+        command.args(&self.options).args(["--", "true"]).envs(self.env.iter().map(|(k, v)| (k, v)));
         command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
         let output = command.output().map_err(|e| format!("cannot start systemd-run: {e}"))?;
         if output.status.success() {
@@ -62,13 +70,13 @@ impl ScopeRequest {
     /// The command that starts `program` with `args` in the scope.
     pub fn command(&self, program: &Path, args: impl IntoIterator<Item = OsString>) -> Command {
         let mut command = Command::new("systemd-run");
-        command.args(&self.args).arg(program).args(args).envs(self.env.iter().map(|(k, v)| (k, v)));
+        command.args(self.args()).arg(program).args(args).envs(self.env.iter().map(|(k, v)| (k, v)));
         command
     }
 
     /// The request as a marker would type it.
     pub fn shown(&self) -> String {
-        let args: Vec<String> = self.args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<String> = self.args().iter().map(|a| a.to_string_lossy().into_owned()).collect();
         format!("systemd-run {} COMMAND", args.join(" "))
     }
 }
@@ -82,7 +90,7 @@ pub fn own_scope() -> OwnScope {
         alone_in_delegated: needs_scope
             && own_v2_dir().is_some_and(|own| {
                 let procs = Kernel.read(&own.join("cgroup.procs")).unwrap_or_default();
-                procs.trim() == std::process::id().to_string() && Kernel.delegated(&own)
+                procs_of(&procs).eq([std::process::id() as i32]) && Kernel.delegated(&own)
             }),
         root: procs::is_root(),
         // Unique among live harnesses (the pid), and among the scopes of dead ones that systemd
@@ -110,25 +118,25 @@ fn decide(situation: &Situation, user_manager: impl FnOnce() -> Result<PathBuf, 
     if !situation.needs_scope || situation.alone_in_delegated {
         return OwnScope::NotNeeded;
     }
-    let unit = &situation.unit;
-    let mut args: Vec<OsString> = Vec::new();
-    let mut env = vec![(OsString::from(OWN_SCOPE_VAR), OsString::from(unit))];
+    let unit = situation.unit.clone();
+    let mut options: Vec<OsString> = Vec::new();
+    let mut env = vec![(OsString::from(OWN_SCOPE_VAR), OsString::from(&unit))];
     if !situation.root {
         match user_manager() {
             Ok(runtime) => env.push(("XDG_RUNTIME_DIR".into(), runtime.into_os_string())),
             Err(why) => return OwnScope::Unavailable(why),
         }
-        args.push("--user".into());
+        options.push("--user".into());
     }
     // Only the controllers runs use: systemd enables each delegated one in the slices above the
     // scope, and `Delegate=yes` would have it enable `cpu` and `io` there too, for nothing.
     // Each run has its own pids.max; the scope's default TasksMax (15% of the machine's pids)
     // would let a few concurrent fork bombs leave the harness itself unable to fork.
     let delegate = format!("Delegate={}", DELEGATED.join(" "));
-    for arg in ["--scope", "--quiet", "--collect", "-p", &delegate, "-p", "TasksMax=infinity", "--unit", unit, "--"] {
-        args.push(arg.into());
+    for option in ["--scope", "--quiet", "--collect", "-p", &delegate, "-p", "TasksMax=infinity"] {
+        options.push(option.into());
     }
-    OwnScope::Start(ScopeRequest { args, env })
+    OwnScope::Start(ScopeRequest { options, unit, env })
 }
 
 /// The runtime folder of this user's systemd manager, when one runs: `XDG_RUNTIME_DIR`, or
