@@ -1,9 +1,10 @@
-//! Differential test of the solver against a deliberately naive brute force.
+//! Differential test of the solver and the SAT oracle against a deliberately naive brute force.
 //!
 //! Input: small random generalised puzzles (`R` in 1..=5, `S` in 1..=4, 0..=5 uneven or empty
 //! piles, a random hole card, a random part of the deck), both games. Output: assertions that
-//! [`bhref::blackhole::solve::solve`] and the brute force agree on solvability, and that every
-//! witness (the solver's and the brute force's) replays through the checker as solved.
+//! [`bhref::blackhole::solve::solve`], [`bhref::blackhole::sat::decide`] and the brute force agree
+//! on solvability, and that every witness (the solver's, the SAT oracle's and the brute force's)
+//! replays through the checker as solved.
 //!
 //! The brute force shares no code with the solver: plain recursion over every legal move, no
 //! memo, no pruning, its own move rules; only [`Deck::adjacent`] and the checker are reused.
@@ -13,6 +14,7 @@
 
 use bhref::blackhole::check::{check_moves, Finding};
 use bhref::blackhole::model::{Card, Deck, Game, Move, Puzzle};
+use bhref::blackhole::sat::{self, Verdict};
 use bhref::blackhole::solve::{solve, Budget, Outcome};
 use bhref::rng::SplitMix64;
 
@@ -125,6 +127,18 @@ fn differential(first: u64, cases: u64) -> [(u64, u64); 2] {
                 (Outcome::Unsolvable, None) => tally[g].1 += 1,
                 (outcome, _) => panic!(
                     "seed {seed}, {game}: solver says {outcome:?}, brute force says {}\n{puzzle}",
+                    if expected.is_some() { "solvable" } else { "unsolvable" }
+                ),
+            }
+            let oracle = sat::decide(&puzzle, game).unwrap_or_else(|e| panic!("seed {seed}, {game}: {e}\n{puzzle}"));
+            match (&oracle.verdict, &expected) {
+                (Verdict::Solvable(moves), Some(_)) => {
+                    let report = check_moves(&puzzle, game, moves);
+                    assert_eq!(report.finding, Finding::Solved, "SAT witness, seed {seed}, {game}\n{puzzle}");
+                }
+                (Verdict::Unsolvable, None) => {}
+                (verdict, _) => panic!(
+                    "seed {seed}, {game}: the SAT oracle says {verdict:?}, brute force says {}\n{puzzle}",
                     if expected.is_some() { "solvable" } else { "unsolvable" }
                 ),
             }

@@ -23,5 +23,6 @@ pub mod generate;
 pub mod model;
 pub mod parse;
 pub mod referee;
+pub mod sat;
 pub mod solve;
 pub mod stats;
