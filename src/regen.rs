@@ -16,6 +16,13 @@
 //!
 //! Output of [`check`]: the [`Difference`]s between the folder and what [`regenerate`] would make
 //! of it, each naming its test; none means the suite is up to date.
+//!
+//! [`verify`] (in `verify`): an up-to-date folder → every solve test's stored answer confirmed
+//! or refuted by the game's second oracle.
+
+mod verify;
+
+pub use verify::{verify, Opinion, Verified};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

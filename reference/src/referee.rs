@@ -123,6 +123,20 @@ impl fmt::Display for DeriveError {
 
 impl std::error::Error for DeriveError {}
 
+/// A second oracle's opinion of a stored answer: an oracle that shares no search code with the
+/// one that gave the answer (for Black Hole, a SAT model beside the search solver).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SecondOpinion {
+    /// The oracle confirms the answer; `how` says how, e.g. "the SAT model is unsatisfiable".
+    Confirmed { how: String },
+    /// The oracle contradicts the answer; `why` says how, e.g. with the solution it found.
+    Refuted { why: String },
+    /// The oracle could not decide (it ran out of time): the answer stands unconfirmed.
+    Undecided { why: String },
+    /// The game has no second oracle for this kind of test.
+    NoOracle,
+}
+
 /// An instance named after the game's generator: what the file name spells and what `GEN`
 /// prints for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,6 +209,19 @@ pub trait Referee: Send + Sync {
         expected: &Expected,
         output: &[u8],
     ) -> Result<Judgement, RefereeError>;
+
+    /// A second opinion on `expected`, the stored answer of a test of `kind` on `instance`
+    /// that reads no input (a solve test), from an oracle independent of the one that gave it.
+    /// By default the game has none.
+    fn second_opinion(
+        &self,
+        kind: &str,
+        instance: Instance<'_>,
+        expected: &Expected,
+    ) -> Result<SecondOpinion, RefereeError> {
+        let _ = (kind, instance, expected);
+        Ok(SecondOpinion::NoOracle)
+    }
 
     /// The rules a check test may name in `derive:` to have its candidate solution made from the
     /// reference's own, in the order the suite documentation lists them. The first is the one a

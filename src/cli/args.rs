@@ -269,8 +269,9 @@ pub struct MergeArgs {
 #[command(after_help = "Writes missing instances named after the generator (seed-cards-ranks-suits-piles.txt), \
 the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
 (the reference's search nodes). Files change only when their text does, so a second run changes nothing.\n\n\
-Exit status: 0 done (with --check: up to date); 1 with --check: out of date, each difference named; \
-2 the suite is invalid.")]
+Exit status: 0 done (with --check: up to date; with --verify: no answer refuted or left undecided); \
+1 with --check: out of date, each difference named; with --verify: out of date, or an answer refuted or \
+undecided, each test named; 2 the suite is invalid.")]
 pub struct RegenArgs {
     /// The suite folder.
     #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE_FOLDER)]
@@ -279,4 +280,9 @@ pub struct RegenArgs {
     /// from what the reference now says, or whose inputs changed since regen ran (for CI).
     #[arg(long)]
     pub check: bool,
+    /// Change nothing; ask the game's second oracle about every solve test's stored answer (for
+    /// Black Hole: every `0` must make the SAT model unsatisfiable, every solution must pass the
+    /// checker) and print how long each took
+    #[arg(long, conflicts_with = "check")]
+    pub verify: bool,
 }

@@ -6,11 +6,11 @@
 //! [`super::derive`](mod@super::derive) (derive rules → candidate solutions) and
 //! [`super::generate::GenName`] (generator-named files → text).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::referee::{
     agreeing, count, judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
-    RefereeError, TaskSpec,
+    RefereeError, SecondOpinion, TaskSpec,
 };
 
 use super::check::{check, check_moves, Finding};
@@ -18,6 +18,7 @@ use super::derive::{self, Bases, Rule};
 use super::generate::GenName;
 use super::model::{format_moves, Game, Puzzle};
 use super::parse::{parse_puzzle, read_integers};
+use super::sat;
 use super::solve::{solve, Budget, Outcome};
 
 /// The test kinds, in the order the practical introduces them.
@@ -119,6 +120,41 @@ fn solution_line(moves: &[super::model::Move]) -> String {
     }
 }
 
+/// How long the SAT oracle may take on one puzzle before its opinion is "undecided": far more
+/// than any deal of the bundled suites needs (the slowest, 2 s).
+pub const SAT_LIMIT: Duration = Duration::from_secs(300);
+
+/// A solve test's stored answer seen by the other oracles: a `1` is confirmed by replaying its
+/// stored solution (the detail) through the checker, a `0` by the SAT model being unsatisfiable.
+fn second_opinion(puzzle: &Puzzle, game: Game, expected: &Expected) -> SecondOpinion {
+    if expected.answer == "1" {
+        let integers = read_integers(&expected.detail);
+        let report = check(puzzle, game, integers.get(1..).unwrap_or_default());
+        return if report.is_solution() {
+            SecondOpinion::Confirmed { how: "the checker replays the stored solution".to_string() }
+        } else {
+            SecondOpinion::Refuted { why: format!("the stored solution fails the checker: {}", report.finding) }
+        };
+    }
+    match sat::decide(puzzle, game, Some(SAT_LIMIT)) {
+        Err(error) => SecondOpinion::Undecided { why: error.to_string() },
+        Ok(answer) => {
+            let size = format!("{} variables, {} clauses", answer.variables, answer.clauses);
+            match answer.verdict {
+                sat::Verdict::Unsolvable => {
+                    SecondOpinion::Confirmed { how: format!("the SAT model is unsatisfiable ({size})") }
+                }
+                sat::Verdict::Solvable(moves) => SecondOpinion::Refuted {
+                    why: format!("the SAT model has a solution the checker accepts: {}", solution_line(&moves)),
+                },
+                sat::Verdict::GaveUp => SecondOpinion::Undecided {
+                    why: format!("the SAT solver gave up after {} s ({size})", SAT_LIMIT.as_secs()),
+                },
+            }
+        }
+    }
+}
+
 fn judge_solve(puzzle: &Puzzle, game: Game, expected: &Expected, line: &str) -> Judgement {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     let Some((&status, rest)) = tokens.split_first() else {
@@ -211,6 +247,20 @@ impl Referee for BlackHoleReferee {
             Task::Check => Self::expected_check(&puzzle, game, input.unwrap_or("")),
             Task::Solve => self.expected_solve(&puzzle, game),
         }
+    }
+
+    fn second_opinion(
+        &self,
+        kind: &str,
+        instance: Instance<'_>,
+        expected: &Expected,
+    ) -> Result<SecondOpinion, RefereeError> {
+        let (game, task) = parse_kind(kind)?;
+        if task == Task::Check {
+            return Ok(SecondOpinion::NoOracle);
+        }
+        let puzzle = instance_puzzle(instance)?;
+        Ok(second_opinion(&puzzle, game, expected))
     }
 
     fn judge(

@@ -18,8 +18,9 @@ use super::{
     ContractFlags, Failure, GameArg,
 };
 use crate::blackhole::check::check;
-use crate::blackhole::model::{format_moves, Game};
+use crate::blackhole::model::{format_moves, Game, Puzzle};
 use crate::blackhole::parse::{parse_puzzle, read_integers, MAX_CARDS, MAX_PILES};
+use crate::blackhole::sat;
 use crate::blackhole::solve::{solve, Outcome};
 use crate::blackhole::stats::StatsArgs;
 
@@ -27,8 +28,8 @@ const AFTER_HELP: &str = "\
 Commands in full:
   bhref CHECK PUZZLE [SOLUTION] [--explain]
   bhref CHECKWORM PUZZLE [SOLUTION] [--explain]
-  bhref SOLVE PUZZLE [--stats] [--nodes N] [--time-limit SECS]
-  bhref SOLVEWORM PUZZLE [--stats] [--nodes N] [--time-limit SECS]
+  bhref SOLVE PUZZLE [--oracle search|sat] [--stats] [--nodes N] [--time-limit SECS]
+  bhref SOLVEWORM PUZZLE [--oracle search|sat] [--stats] [--nodes N] [--time-limit SECS]
   bhref GEN seed [cards=51] [ranks=13] [suits=4] [piles=17]
   bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N]
   bhref --game latebinding COMMAND ...    Late Binding Solitaire: `bhref --game latebinding --help`
@@ -70,16 +71,21 @@ Prints the answer on one line, exactly what a student's program must print:
   0              no solution exists
   -1             the search gave up: --nodes or --time-limit ran out first
 
-Every solution printed has been replayed through the checker.";
+Every solution printed has been replayed through the checker. `--oracle sat` decides with the
+SAT model instead (the paper's section 6: a cards x positions matrix and order ladders, solved
+by splr), which shares only the parser and the checker with the search: a second opinion on a
+`0`.";
 
 const SOLVE_AFTER: &str = "\
 Output: the answer; with --stats three more lines, e.g.
   nodes: 20480
   time: 0.012 s
   peak memo: 1024 entries, 65536 bytes
+or, with --oracle sat, `variables: V`, `clauses: C` and `time: T s`.
 
 Exit status: 0 when an answer (including `-1`) was printed; 2 for a bad puzzle (its file, line
-and column are named), an unreadable file, or bad usage.";
+and column are named), an unreadable file, or bad usage; 3 when the SAT solver failed or its
+solution failed the checker (a fault of the oracle, never of the puzzle).";
 
 const GEN_ABOUT: &str = "\
 Prints the puzzle the course starter's `java BHMain GEN seed cards ranks suits piles` prints,
@@ -164,8 +170,21 @@ pub struct SolveArgs {
     /// The puzzle file, or `-` for standard input
     #[arg(value_name = "PUZZLE")]
     pub puzzle: PathBuf,
+    /// Which oracle decides: the search solver, or the SAT model (the paper's section 6), which
+    /// shares no search code with it; `--nodes` is the search's alone, `--time-limit` both's
+    #[arg(long, value_enum, value_name = "ORACLE", default_value_t = Oracle::Search)]
+    pub oracle: Oracle,
     #[command(flatten)]
     pub flags: ContractFlags,
+}
+
+/// The two independent deciders of a puzzle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Oracle {
+    /// The depth-first search with its memo and pruning
+    Search,
+    /// A SAT solver (splr) on the cards x positions model
+    Sat,
 }
 
 /// The arguments of `GEN`, in the starter's order.
@@ -249,6 +268,9 @@ fn run_check(game: Game, args: &CheckArgs) -> Result<(), Failure> {
 
 fn run_solve(game: Game, args: &SolveArgs) -> Result<(), Failure> {
     let puzzle = load(&args.puzzle, parse_puzzle)?;
+    if args.oracle == Oracle::Sat {
+        return run_sat(&puzzle, game, &args.flags);
+    }
     let solution = solve(&puzzle, game, &args.flags.budget());
     let first = match &solution.outcome {
         Outcome::Solved(moves) if moves.is_empty() => "1".to_string(),
@@ -257,6 +279,27 @@ fn run_solve(game: Game, args: &SolveArgs) -> Result<(), Failure> {
         Outcome::GaveUp => "-1".to_string(),
     };
     emit_solve(first, &solution.stats, &args.flags);
+    Ok(())
+}
+
+fn run_sat(puzzle: &Puzzle, game: Game, flags: &ContractFlags) -> Result<(), Failure> {
+    if flags.nodes.is_some() {
+        return Err(Failure::bad("--nodes limits the search; the SAT oracle takes --time-limit"));
+    }
+    let answer =
+        sat::decide(puzzle, game, flags.time_limit).map_err(|e| Failure { message: e.to_string(), status: 3 })?;
+    let mut lines = vec![match &answer.verdict {
+        sat::Verdict::Solvable(moves) if moves.is_empty() => "1".to_string(),
+        sat::Verdict::Solvable(moves) => format!("1 {}", format_moves(moves)),
+        sat::Verdict::Unsolvable => "0".to_string(),
+        sat::Verdict::GaveUp => "-1".to_string(),
+    }];
+    if flags.stats {
+        lines.push(format!("variables: {}", answer.variables));
+        lines.push(format!("clauses: {}", answer.clauses));
+        lines.push(format!("time: {:.3} s", answer.elapsed.as_secs_f64()));
+    }
+    super::emit(&lines);
     Ok(())
 }
 

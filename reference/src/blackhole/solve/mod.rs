@@ -22,6 +22,7 @@ mod arcs;
 mod cuts;
 mod key;
 mod memo;
+mod mutant;
 mod prune;
 mod search;
 mod state;

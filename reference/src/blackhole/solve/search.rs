@@ -90,6 +90,9 @@ pub struct Search<'a> {
     stamp: u32,
     /// Scratch for [`prune::keep_plays_with`].
     rank_flags: Vec<u8>,
+    /// Whether moves into the worm hole are generated: always, but for the test-only mutant
+    /// ([`super::mutant`]).
+    worm_entries: bool,
 }
 
 impl<'a> Search<'a> {
@@ -109,6 +112,7 @@ impl<'a> Search<'a> {
             twin_seen: vec![0; if layout.pile_ranks.len() <= FEW_PILES { 0 } else { layout.prefixes }],
             stamp: 0,
             rank_flags: Vec::new(),
+            worm_entries: !super::mutant::worm_entries_disabled(),
         }
     }
 
@@ -273,7 +277,7 @@ impl<'a> Search<'a> {
         let ranks = layout.ranks;
         let up = (pos.hole + 1) % ranks;
         let down = (pos.hole + ranks - 1) % ranks;
-        let worm_open = layout.game == Game::WormHole && pos.worm.is_none();
+        let worm_open = layout.game == Game::WormHole && pos.worm.is_none() && self.worm_entries;
         self.candidates.clear();
         self.worm_piles.clear();
         // Twin piles: only the first pile with a given bottom run (at its height) is listed
