@@ -182,24 +182,41 @@ fn assert_solves(game: Game, puzzle_path: &str, line: &str) {
 
 #[test]
 fn solve_prints_a_checked_solution_or_zero() {
-    for (command, game) in [("SOLVE", Game::BlackHole), ("SOLVEWORM", Game::WormHole)] {
-        for name in ["small.txt", "one-rank-crlf.txt", "trailing-comment.txt", "1-51-13-4-17.txt"] {
-            let path = good(name);
-            let (line, rest) = solve_first_line(command, &path, &[]);
-            assert!(rest.is_empty());
-            assert_solves(game, &path, &line);
+    // Both oracles: the search and the SAT model answer in the same format.
+    for oracle in [["--oracle", "search"], ["--oracle", "sat"]] {
+        for (command, game) in [("SOLVE", Game::BlackHole), ("SOLVEWORM", Game::WormHole)] {
+            for name in ["small.txt", "one-rank-crlf.txt", "trailing-comment.txt", "1-51-13-4-17.txt"] {
+                let path = good(name);
+                let (line, rest) = solve_first_line(command, &path, &oracle);
+                assert!(rest.is_empty());
+                assert_solves(game, &path, &line);
+            }
+            for name in ["empty-piles.txt", "no-piles.txt"] {
+                assert_eq!(solve_first_line(command, &good(name), &oracle).0, "1");
+            }
         }
-        for name in ["empty-piles.txt", "no-piles.txt"] {
-            assert_eq!(solve_first_line(command, &good(name), &[]).0, "1");
-        }
+        // 5 and 1 are not adjacent, and without a worm hole nothing else can be played.
+        let dir = tempfile::tempdir().unwrap();
+        let stuck = dir.path().join("stuck.txt");
+        std::fs::write(&stuck, "13 4 1\n1\n5 -1\n").unwrap();
+        assert_eq!(solve_first_line("SOLVE", &stuck.to_string_lossy(), &oracle).0, "0");
+        assert_eq!(solve_first_line("SOLVEWORM", &stuck.to_string_lossy(), &oracle).0, "0");
+        assert_eq!(solve_first_line("SOLVE", &good("one-card.txt"), &oracle).0, "1 0 2");
     }
-    // 5 and 1 are not adjacent, and without a worm hole nothing else can be played.
-    let dir = tempfile::tempdir().unwrap();
-    let stuck = dir.path().join("stuck.txt");
-    std::fs::write(&stuck, "13 4 1\n1\n5 -1\n").unwrap();
-    assert_eq!(solve_first_line("SOLVE", &stuck.to_string_lossy(), &[]).0, "0");
-    assert_eq!(solve_first_line("SOLVEWORM", &stuck.to_string_lossy(), &[]).0, "0");
-    assert_eq!(solve_first_line("SOLVE", &good("one-card.txt"), &[]).0, "1 0 2");
+}
+
+#[test]
+fn the_sat_oracle_prints_its_formula_and_takes_no_node_budget() {
+    let path = good("small.txt");
+    let (_, rest) = solve_first_line("SOLVE", &path, &["--oracle", "sat", "--stats", "--time-limit", "30"]);
+    assert_eq!(rest.len(), 3, "{rest:?}");
+    assert!(rest[0].starts_with("variables: ") && rest[1].starts_with("clauses: ") && rest[2].starts_with("time: "));
+    let (code, out, err) = run(&["SOLVE", &path, "--oracle", "sat", "--nodes", "5"], "");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("--nodes limits the search"), "{err}");
+    let (code, _, err) = run(&["SOLVE", &path, "--oracle", "minisat"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("search") && err.contains("sat"), "{err}");
 }
 
 #[test]

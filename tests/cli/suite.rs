@@ -196,3 +196,84 @@ fn a_suite_naming_an_unknown_rule_or_both_sources_is_refused_with_a_position() {
         assert!(stderr.contains(needle) && stderr.contains("suite.yaml:"), "{needle}: {stderr}");
     }
 }
+
+fn verify(suite: &Path, mutant: bool) -> Run {
+    let mut command = bhgrade();
+    command.args(["regen", "--verify", "--suite"]).arg(suite);
+    if mutant {
+        command.env("BHREF_TEST_MUTANT", "no-worm-entries");
+    }
+    let output = command.output().unwrap();
+    Run {
+        status: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn the_bundled_suite_s_answers_are_confirmed_by_the_second_oracle() {
+    let run = verify(&repo().join("suites/cs3105-p1"), false);
+    assert_eq!(run.status, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("21 of 21 solve tests confirmed in"), "{}", run.stderr);
+    let unsat = run.stdout.lines().filter(|line| line.contains("confirmed: the SAT model is unsatisfiable")).count();
+    assert_eq!(unsat, 8, "every stored 0 is confirmed by SAT:\n{}", run.stdout);
+    // A row per solve test, each with its time in seconds.
+    let rows: Vec<&str> = run.stdout.lines().filter(|line| line.starts_with("| part")).collect();
+    assert_eq!(rows.len(), 21, "{}", run.stdout);
+    assert!(rows.iter().all(|row| row.trim_end_matches(" |").rsplit("| ").next().unwrap().parse::<f64>().is_ok()));
+}
+
+#[test]
+fn a_game_without_a_second_oracle_is_said_to_be_unverified() {
+    let run = verify(&repo().join("suites/lbs-2022"), false);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("solve tests not verified: the game has no second oracle"), "{}", run.stderr);
+}
+
+/// A suite of two tests on a deal that Black Hole cannot solve and Worm Hole can only through
+/// the worm hole.
+fn worm_only_suite(dir: &Path) -> PathBuf {
+    let suite = dir.join("worm-only");
+    std::fs::create_dir_all(suite.join("instances")).unwrap();
+    let deal = "instances/2488-51-13-4-17.txt";
+    std::fs::copy(repo().join("suites/cs3105-p1").join(deal), suite.join(deal)).unwrap();
+    let yaml = format!(
+        "name: worm-only\ntitle: \"Worm only\"\ngame: blackhole\nlaunch: [java, BHMain]\nparts:\n  - id: p\n    weight: 1\n    \
+         tests:\n      - id: black\n        kind: solve\n        puzzle: {deal}\n      - id: worm\n        kind: solveworm\n        puzzle: {deal}\n"
+    );
+    std::fs::write(suite.join("suite.yaml"), yaml).unwrap();
+    suite
+}
+
+#[test]
+fn a_broken_search_s_zero_is_refused_by_verify_naming_the_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = worm_only_suite(dir.path());
+    assert_eq!(regen(&suite, false).status, 0);
+    let sound = verify(&suite, false);
+    assert_eq!(sound.status, 0, "{}\n{}", sound.stdout, sound.stderr);
+    assert!(sound.stderr.contains("2 of 2 solve tests confirmed"), "{}", sound.stderr);
+
+    // The mutant search never moves a card into the worm hole: it calls the Worm Hole deal
+    // unsolvable, and a regen with it stores that 0.
+    let mut broken = bhgrade();
+    broken.args(["regen", "--suite"]).arg(&suite).env("BHREF_TEST_MUTANT", "no-worm-entries");
+    assert!(broken.output().unwrap().status.success());
+    let expected = std::fs::read_to_string(suite.join("expected.json")).unwrap();
+    assert!(expected.contains("\"answer\": \"0\"") && !expected.contains("\"answer\": \"1\""), "{expected}");
+    let refused = verify(&suite, true);
+    assert_eq!(refused.status, 1, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.contains("test p/worm: the stored answer `0` is refuted: the SAT model has a solution"),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains("1 stored answers refused"), "{}", refused.stderr);
+    assert!(!refused.stderr.contains("test p/black"), "{}", refused.stderr);
+    // The sound reference sees the stored answers as out of date, and verifies nothing.
+    let stale = verify(&suite, false);
+    assert_eq!(stale.status, 1, "{}", stale.stderr);
+    assert!(stale.stderr.contains("not verified: out of date"), "{}", stale.stderr);
+    assert!(stale.stdout.is_empty(), "{}", stale.stdout);
+}

@@ -8,6 +8,8 @@
 //!   integers;
 //! - [`check`]: puzzle + integers → [`check::CheckReport`] with a structured finding;
 //! - [`solve`]: puzzle + budget → solved / unsolvable / gave up, every witness replayed;
+//! - [`sat`]: the second oracle, a SAT model (the paper's section 6) sharing only the model,
+//!   parser and checker with [`solve`]: `bhref SOLVE --oracle sat`, `bhgrade regen --verify`;
 //! - [`generate`]: the course starter's `GEN`, byte for byte, and [`generate::GenName`], the
 //!   file names that spell its arguments;
 //! - [`derive`](mod@derive): a derive rule + a puzzle → a check test's candidate solution, for
