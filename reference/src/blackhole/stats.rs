@@ -13,9 +13,11 @@ use std::time::Duration;
 
 use crate::blackhole::generate;
 use crate::blackhole::model::{Game, Puzzle};
+use crate::blackhole::sat;
 use crate::blackhole::solve::{self, Budget, Outcome, Solution};
 
-const USAGE: &str = "usage: bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N]";
+const USAGE: &str =
+    "usage: bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N] [--sat-seconds T]";
 
 /// What `bhref stats` was asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub struct StatsArgs {
     pub seed: i64,
     pub games: Vec<Game>,
     pub budget_nodes: u64,
+    /// Seconds per game for the SAT oracle to confirm deals' verdicts, in seed order (0: none).
+    pub sat_seconds: u64,
 }
 
 impl Default for StatsArgs {
@@ -33,6 +37,7 @@ impl Default for StatsArgs {
             seed: 1,
             games: vec![Game::BlackHole, Game::WormHole],
             budget_nodes: Budget::default().max_nodes,
+            sat_seconds: 0,
         }
     }
 }
@@ -48,6 +53,7 @@ pub fn parse_args(args: &[String]) -> Result<StatsArgs, String> {
             "--deals" => parsed.deals = value.parse().map_err(|_| bad())?,
             "--seed" => parsed.seed = value.parse().map_err(|_| bad())?,
             "--budget-nodes" => parsed.budget_nodes = value.parse().map_err(|_| bad())?,
+            "--sat-seconds" => parsed.sat_seconds = value.parse().map_err(|_| bad())?,
             "--game" => {
                 parsed.games = match value.as_str() {
                     "blackhole" => vec![Game::BlackHole],
@@ -84,6 +90,7 @@ pub fn main(args: &[String]) -> i32 {
         "trivially unsolvable (no top card adjacent to the hole): {}",
         fraction(trivial as u64, deals.len() as u64)
     );
+    let mut searched = Vec::new();
     for &game in &args.games {
         let mut cpu_times = Vec::with_capacity(deals.len());
         let mut solutions = Vec::with_capacity(deals.len());
@@ -100,12 +107,101 @@ pub fn main(args: &[String]) -> i32 {
             report.cpu_times = cpu_times;
         }
         print!("{report}");
+        searched.push((game, solutions));
     }
+    // The search's peak, before the SAT oracle's formulas add theirs.
     match peak_rss_kib() {
         Some(kib) => println!("peak RSS (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
         None => println!("peak RSS: unknown (no /proc/self/status)"),
     }
-    0
+    let mut disagreements = 0;
+    for (game, solutions) in searched.iter().filter(|_| args.sat_seconds > 0) {
+        let time = Duration::from_secs(args.sat_seconds);
+        let confirmed = confirm_with_sat(&deals, args.seed, solutions, *game, time);
+        print!("\n{game}\n{confirmed}");
+        disagreements += confirmed.disagreements.len();
+    }
+    i32::from(disagreements > 0)
+}
+
+/// What the SAT oracle made of the first deals' verdicts within its time.
+#[derive(Clone, Debug, Default)]
+pub struct SatSample {
+    pub confirmed_solvable: u64,
+    pub confirmed_unsolvable: u64,
+    /// Deals whose search verdict the oracle contradicted (or whose model failed the checker),
+    /// by seed.
+    pub disagreements: Vec<i64>,
+    /// Deals the search gave up on, or the oracle ran out of time on.
+    pub undecided: u64,
+    pub elapsed: Duration,
+    /// The slowest deal's seed and time.
+    pub slowest: Option<(i64, Duration)>,
+}
+
+/// Asks the SAT oracle about the deals in order until `time` has passed, comparing each
+/// verdict with the search's.
+fn confirm_with_sat(
+    deals: &[Puzzle],
+    first_seed: i64,
+    solutions: &[Solution],
+    game: Game,
+    time: Duration,
+) -> SatSample {
+    let start = std::time::Instant::now();
+    let mut sample = SatSample::default();
+    for (seed, (deal, solution)) in (first_seed..).zip(deals.iter().zip(solutions)) {
+        let left = time.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            break;
+        }
+        let Ok(answer) = sat::decide(deal, game, Some(left)) else {
+            sample.disagreements.push(seed);
+            continue;
+        };
+        if sample.slowest.is_none_or(|(_, slowest)| answer.elapsed > slowest) {
+            sample.slowest = Some((seed, answer.elapsed));
+        }
+        if answer.verdict == sat::Verdict::GaveUp && start.elapsed() >= time {
+            // Cut short by the sample's end, not undecided.
+            break;
+        }
+        match (&answer.verdict, &solution.outcome) {
+            (sat::Verdict::Solvable(_), Outcome::Solved(_)) => sample.confirmed_solvable += 1,
+            (sat::Verdict::Unsolvable, Outcome::Unsolvable) => sample.confirmed_unsolvable += 1,
+            (sat::Verdict::GaveUp, _) | (_, Outcome::GaveUp) => sample.undecided += 1,
+            (sat::Verdict::Solvable(_), Outcome::Unsolvable) | (sat::Verdict::Unsolvable, Outcome::Solved(_)) => {
+                sample.disagreements.push(seed)
+            }
+        }
+    }
+    sample.elapsed = start.elapsed();
+    sample
+}
+
+/// `SAT oracle: 812 deals confirmed in 60.0 s (812 per minute): ...`.
+impl std::fmt::Display for SatSample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let confirmed = self.confirmed_solvable + self.confirmed_unsolvable;
+        let seconds = self.elapsed.as_secs_f64();
+        let per_minute = if seconds > 0.0 { confirmed as f64 * 60.0 / seconds } else { 0.0 };
+        writeln!(
+            f,
+            "  SAT oracle  {confirmed} deals confirmed in {seconds:.1} s ({per_minute:.0} per minute): {} solvable, \
+             {} unsolvable; {} undecided; {} disagreements",
+            self.confirmed_solvable,
+            self.confirmed_unsolvable,
+            self.undecided,
+            self.disagreements.len()
+        )?;
+        if let Some((seed, time)) = self.slowest {
+            writeln!(f, "              slowest: seed {seed}, {:.3} s", time.as_secs_f64())?;
+        }
+        for seed in &self.disagreements {
+            writeln!(f, "              DISAGREEMENT: seed {seed}")?;
+        }
+        Ok(())
+    }
 }
 
 /// No card on top of a pile is adjacent to the hole: Black Hole cannot make a first move.
@@ -259,7 +355,11 @@ mod tests {
     #[test]
     fn flags_parse_and_reject() {
         let args = parse_args(&strings(&["--deals", "5", "--seed", "7", "--game", "wormhole", "--budget-nodes", "9"]));
-        assert_eq!(args, Ok(StatsArgs { deals: 5, seed: 7, games: vec![Game::WormHole], budget_nodes: 9 }));
+        assert_eq!(
+            args,
+            Ok(StatsArgs { deals: 5, seed: 7, games: vec![Game::WormHole], budget_nodes: 9, sat_seconds: 0 })
+        );
+        assert_eq!(parse_args(&strings(&["--sat-seconds", "60"])).map(|a| a.sat_seconds), Ok(60));
         assert_eq!(parse_args(&[]), Ok(StatsArgs::default()));
         assert!(parse_args(&strings(&["--game", "chess"])).is_err());
         assert!(parse_args(&strings(&["--deals"])).is_err());

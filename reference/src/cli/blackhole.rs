@@ -31,7 +31,7 @@ Commands in full:
   bhref SOLVE PUZZLE [--oracle search|sat] [--stats] [--nodes N] [--time-limit SECS]
   bhref SOLVEWORM PUZZLE [--oracle search|sat] [--stats] [--nodes N] [--time-limit SECS]
   bhref GEN seed [cards=51] [ranks=13] [suits=4] [piles=17]
-  bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N]
+  bhref stats [--deals N] [--seed S] [--game blackhole|wormhole|both] [--budget-nodes N] [--sat-seconds T]
   bhref --game latebinding COMMAND ...    Late Binding Solitaire: `bhref --game latebinding --help`
   bhref COMMAND --help                    a command's arguments and output in full
 
@@ -103,7 +103,9 @@ const STATS_ABOUT: &str = "\
 Prints the paper's table on random standard deals (`GEN seed 51 13 4 17`, seeds S to S+N-1)
 solved one after another on one thread: per game, the solvable fraction with its 95% confidence
 interval, the trivially unsolvable fraction, unsolvable and gave-up counts, wall-clock and CPU
-time and node percentiles, the peak memo, then the process's peak resident memory.";
+time and node percentiles, the peak memo, then the process's peak resident memory. With
+--sat-seconds T, the SAT oracle then confirms the deals' verdicts in seed order for T seconds
+per game: how many per minute, the slowest, and any disagreement (exit status 1).";
 
 /// `bhref [--game blackhole] COMMAND ...`.
 #[derive(Debug, Parser)]
@@ -234,6 +236,10 @@ pub struct StatsCommand {
     /// Give up on a deal after N search nodes (counted as gave up)
     #[arg(long, value_name = "N", default_value_t = StatsArgs::default().budget_nodes, allow_negative_numbers = true)]
     pub budget_nodes: u64,
+    /// Then give the SAT oracle T seconds per game to confirm the deals' verdicts, in seed order,
+    /// and print how many it confirmed per minute (0: skip it)
+    #[arg(long, value_name = "T", default_value_t = 0)]
+    pub sat_seconds: u64,
 }
 
 impl StatsCommand {
@@ -253,6 +259,8 @@ impl StatsCommand {
             game.to_string(),
             "--budget-nodes".to_string(),
             self.budget_nodes.to_string(),
+            "--sat-seconds".to_string(),
+            self.sat_seconds.to_string(),
         ]
         .into()
     }
