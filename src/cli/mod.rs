@@ -7,6 +7,7 @@
 mod args;
 mod assets;
 mod cgroups;
+mod regen;
 mod stop;
 mod suites;
 
@@ -21,7 +22,6 @@ use bhgrade::build::{self, Submission};
 
 use bhgrade::pipeline::{self, MarkOptions};
 use bhgrade::plan;
-use bhgrade::regen;
 use bhgrade::report::model::ClassReport;
 use bhgrade::report::{self, Reporter};
 use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
@@ -65,7 +65,7 @@ pub fn run(cli: Cli) -> Result<u8, CliError> {
         Command::Test(args) => test(args, &output),
         Command::Merge(args) => merge(args),
         Command::Stacscheck(args) => stacscheck(args),
-        Command::Regen(args) => regen(args),
+        Command::Regen(args) => regen::run(args),
         Command::Suite(SuiteCommand::Export(args)) => suites::export(args),
         Command::Doctor => doctor(),
         Command::ReleaseAssets { dir } => assets::write(&dir),
@@ -449,114 +449,6 @@ fn merge(args: MergeArgs) -> Result<u8, CliError> {
             "not marked in their shard (interrupted): {}; mark those shards again, then merge",
             class.incomplete.join(", ")
         );
-        return Ok(1);
-    }
-    Ok(0)
-}
-
-fn regen(args: RegenArgs) -> Result<u8, CliError> {
-    // An organiser's own folder: a bundled suite is regenerated in a clone (suites/NAME).
-    let dir = args.suite.clone();
-    let failed = |e: regen::RegenError| match e {
-        regen::RegenError::Suite(_) | regen::RegenError::NotGenerated { .. } => CliError::BadInput(e.to_string()),
-        regen::RegenError::Write { .. } => CliError::Harness(e.to_string()),
-    };
-    if args.verify {
-        return verify(&dir).map_err(failed);
-    }
-    if args.check {
-        let differences = regen::check(&dir).map_err(failed)?;
-        for difference in &differences {
-            eprintln!("{difference}");
-        }
-        if differences.is_empty() {
-            eprintln!("{}: up to date with the reference", dir.display());
-            return Ok(0);
-        }
-        eprintln!(
-            "{}: {} difference(s); run `bhgrade regen --suite {}`",
-            dir.display(),
-            differences.len(),
-            dir.display()
-        );
-        return Ok(1);
-    }
-    let done = regen::regenerate(&dir).map_err(failed)?;
-    println!("| test | kind | answer | nodes | derived |\n|---|---|---|---|---|");
-    for test in &done.tests {
-        let derived = test.derived.map_or("", |rule| rule.name());
-        println!("| {} | {} | {} | {} | {derived} |", test.id, test.kind, test.answer, test.nodes);
-    }
-    for file in &done.written {
-        eprintln!("wrote {file}");
-    }
-    for file in &done.removed {
-        eprintln!("removed {file} (no test derives it)");
-    }
-    eprintln!("{}: {} tests up to date", dir.display(), done.tests.len());
-    Ok(0)
-}
-
-/// `regen --verify`: a row per solve test as its opinion comes, then the tests refused.
-fn verify(dir: &std::path::Path) -> Result<u8, regen::RegenError> {
-    use bhref::referee::SecondOpinion;
-    let mut printed_header = false;
-    let row = |opinion: &regen::Opinion| {
-        if !printed_header {
-            println!("| test | kind | answer | second opinion | seconds |\n|---|---|---|---|---|");
-            printed_header = true;
-        }
-        let said = match &opinion.opinion {
-            SecondOpinion::Confirmed { how } => format!("confirmed: {how}"),
-            SecondOpinion::Refuted { why } => format!("**refuted**: {why}"),
-            SecondOpinion::Undecided { why } => format!("**undecided**: {why}"),
-            SecondOpinion::NoOracle => "no second oracle for this game".to_string(),
-        };
-        let (test, kind, answer) = (&opinion.test, &opinion.kind, &opinion.answer);
-        println!(
-            "| {test} | {kind} | {answer} | {} | {:.3} |",
-            said.replace('|', "\\|"),
-            opinion.elapsed.as_secs_f64()
-        );
-    };
-    let opinions = match regen::verify(dir, row)? {
-        regen::Verified::OutOfDate(differences) => {
-            for difference in &differences {
-                eprintln!("{difference}");
-            }
-            eprintln!(
-                "{}: not verified: out of date; run `bhgrade regen --suite {}` first",
-                dir.display(),
-                dir.display()
-            );
-            return Ok(1);
-        }
-        regen::Verified::Checked(opinions) => opinions,
-    };
-    let total: f64 = opinions.iter().map(|o| o.elapsed.as_secs_f64()).sum();
-    let mut refused = 0;
-    let mut without_oracle = 0;
-    for opinion in &opinions {
-        match &opinion.opinion {
-            SecondOpinion::Confirmed { .. } => {}
-            SecondOpinion::NoOracle => without_oracle += 1,
-            SecondOpinion::Refuted { why } => {
-                refused += 1;
-                eprintln!("test {}: the stored answer `{}` is refuted: {why}", opinion.test, opinion.answer);
-            }
-            SecondOpinion::Undecided { why } => {
-                refused += 1;
-                eprintln!("test {}: the stored answer `{}` is unconfirmed: {why}", opinion.test, opinion.answer);
-            }
-        }
-    }
-    let confirmed = opinions.len() - refused - without_oracle;
-    eprintln!("{}: {confirmed} of {} solve tests confirmed in {total:.1} s", dir.display(), opinions.len());
-    if without_oracle > 0 {
-        eprintln!("{without_oracle} solve tests not verified: the game has no second oracle");
-    }
-    if refused > 0 {
-        eprintln!("{refused} stored answers refused: find the reference's fault before marking with them");
         return Ok(1);
     }
     Ok(0)
