@@ -78,28 +78,31 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     let budget = Budget { max_nodes: args.budget_nodes, ..Budget::default() };
-    let deals: Vec<Puzzle> = (0..args.deals).map(|i| generate::deal(args.seed + i as i64, 51, 13, 4, 17)).collect();
-    let trivial = deals.iter().filter(|p| trivially_unsolvable(p)).count();
+    // Dealt afresh each time they are needed, and solutions kept without their moves: the
+    // peak resident memory printed is then the solver's, not this table's.
+    let deals = || (0..args.deals).map(|i| generate::deal(args.seed + i as i64, 51, 13, 4, 17));
+    let trivial = deals().filter(trivially_unsolvable).count();
     println!(
         "{} standard deals (GEN seed 51 13 4 17, seeds {}..={}), one thread",
-        deals.len(),
+        args.deals,
         args.seed,
         args.seed + args.deals as i64 - 1
     );
-    println!(
-        "trivially unsolvable (no top card adjacent to the hole): {}",
-        fraction(trivial as u64, deals.len() as u64)
-    );
+    println!("trivially unsolvable (no top card adjacent to the hole): {}", fraction(trivial as u64, args.deals));
     let mut searched = Vec::new();
     for &game in &args.games {
-        let mut cpu_times = Vec::with_capacity(deals.len());
-        let mut solutions = Vec::with_capacity(deals.len());
-        for deal in &deals {
+        let mut cpu_times = Vec::with_capacity(args.deals as usize);
+        let mut solutions = Vec::with_capacity(args.deals as usize);
+        for deal in deals() {
             let before = thread_cpu_time();
-            solutions.push(solve::solve(deal, game, &budget));
+            let mut solution = solve::solve(&deal, game, &budget);
             if let (Some(before), Some(after)) = (before, thread_cpu_time()) {
                 cpu_times.push(after.saturating_sub(before));
             }
+            if let Outcome::Solved(moves) = &mut solution.outcome {
+                *moves = Vec::new();
+            }
+            solutions.push(solution);
         }
         let mut report = GameReport::new(game, &solutions);
         if cpu_times.len() == solutions.len() {
@@ -117,7 +120,7 @@ pub fn main(args: &[String]) -> i32 {
     let mut disagreements = 0;
     for (game, solutions) in searched.iter().filter(|_| args.sat_seconds > 0) {
         let time = Duration::from_secs(args.sat_seconds);
-        let confirmed = confirm_with_sat(&deals, args.seed, solutions, *game, time);
+        let confirmed = confirm_with_sat(deals(), args.seed, solutions, *game, time);
         print!("\n{game}\n{confirmed}");
         disagreements += confirmed.disagreements.len();
     }
@@ -142,7 +145,7 @@ pub struct SatSample {
 /// Asks the SAT oracle about the deals in order until `time` has passed, comparing each
 /// verdict with the search's.
 fn confirm_with_sat(
-    deals: &[Puzzle],
+    deals: impl Iterator<Item = Puzzle>,
     first_seed: i64,
     solutions: &[Solution],
     game: Game,
@@ -150,12 +153,12 @@ fn confirm_with_sat(
 ) -> SatSample {
     let start = std::time::Instant::now();
     let mut sample = SatSample::default();
-    for (seed, (deal, solution)) in (first_seed..).zip(deals.iter().zip(solutions)) {
+    for (seed, (deal, solution)) in (first_seed..).zip(deals.zip(solutions)) {
         let left = time.saturating_sub(start.elapsed());
         if left.is_zero() {
             break;
         }
-        let Ok(answer) = sat::decide(deal, game, Some(left)) else {
+        let Ok(answer) = sat::decide(&deal, game, Some(left)) else {
             sample.disagreements.push(seed);
             continue;
         };
