@@ -217,6 +217,12 @@ fn the_sat_oracle_prints_its_formula_and_takes_no_node_budget() {
     let (code, _, err) = run(&["SOLVE", &path, "--oracle", "minisat"], "");
     assert_eq!(code, 2);
     assert!(err.contains("search") && err.contains("sat"), "{err}");
+    // The formula grows with the square of the cards: a large generalised deal is refused.
+    let (code, large, _) = run(&["GEN", "1", "600", "100", "7", "30"], "");
+    assert_eq!(code, 0);
+    let (code, out, err) = run(&["SOLVE", "-", "--oracle", "sat"], &large);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("600 cards in piles; the SAT model is built for at most 500"), "{err}");
 }
 
 #[test]

@@ -84,8 +84,9 @@ Output: the answer; with --stats three more lines, e.g.
 or, with --oracle sat, `variables: V`, `clauses: C` and `time: T s`.
 
 Exit status: 0 when an answer (including `-1`) was printed; 2 for a bad puzzle (its file, line
-and column are named), an unreadable file, or bad usage; 3 when the SAT solver failed or its
-solution failed the checker (a fault of the oracle, never of the puzzle).";
+and column are named), an unreadable file, bad usage, or a puzzle too large for the SAT model
+(more than 500 cards in piles); 3 when the SAT solver's solution failed the checker (a fault of
+the oracle, never of the puzzle).";
 
 const GEN_ABOUT: &str = "\
 Prints the puzzle the course starter's `java BHMain GEN seed cards ranks suits piles` prints,
@@ -294,8 +295,13 @@ fn run_sat(puzzle: &Puzzle, game: Game, flags: &ContractFlags) -> Result<(), Fai
     if flags.nodes.is_some() {
         return Err(Failure::bad("--nodes limits the search; the SAT oracle takes --time-limit"));
     }
-    let answer =
-        sat::decide(puzzle, game, flags.time_limit).map_err(|e| Failure { message: e.to_string(), status: 3 })?;
+    let answer = sat::decide(puzzle, game, flags.time_limit).map_err(|error| {
+        let status = match error {
+            sat::OracleError::TooLarge { .. } => 2,
+            sat::OracleError::BadModel(_) => 3,
+        };
+        Failure { message: error.to_string(), status }
+    })?;
     let mut lines = vec![match &answer.verdict {
         sat::Verdict::Solvable(moves) if moves.is_empty() => "1".to_string(),
         sat::Verdict::Solvable(moves) => format!("1 {}", format_moves(moves)),

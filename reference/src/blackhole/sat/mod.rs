@@ -24,7 +24,12 @@ use crate::blackhole::check::{check_moves, Finding};
 use crate::blackhole::model::{Game, Move, Puzzle};
 
 use cnf::Cnf;
-pub use encode::Encoding;
+use encode::Encoding;
+
+/// The most cards in piles the SAT model is built for: its formula grows with the square of
+/// the cards (a 51-card deal: about 9,000 variables, 26,000 clauses; 500 cards: about 1.5
+/// million variables), where the search takes any generalised deck.
+pub const MAX_CARDS: usize = 500;
 
 /// What the SAT oracle decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,11 +56,16 @@ pub struct OracleAnswer {
 pub enum OracleError {
     #[error("the SAT solver's solution fails the reference checker: {0}")]
     BadModel(String),
+    #[error("the puzzle has {cards} cards in piles; the SAT model is built for at most {MAX_CARDS}")]
+    TooLarge { cards: usize },
 }
 
 /// Decides `puzzle` played as `game` with the SAT model, giving up after `limit`.
 pub fn decide(puzzle: &Puzzle, game: Game, limit: Option<Duration>) -> Result<OracleAnswer, OracleError> {
     let start = Instant::now();
+    if puzzle.cards_in_piles() > MAX_CARDS {
+        return Err(OracleError::TooLarge { cards: puzzle.cards_in_piles() });
+    }
     if puzzle.cards_in_piles() == 0 {
         let verdict = Verdict::Solvable(Vec::new());
         return Ok(OracleAnswer { verdict, variables: 0, clauses: 0, elapsed: start.elapsed() });
