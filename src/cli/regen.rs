@@ -3,6 +3,7 @@
 //! a row per solve test as the second oracle gives its opinion, then the tests refused.
 
 use bhgrade::regen;
+use bhref::referee::count;
 
 use super::args::RegenArgs;
 use super::CliError;
@@ -107,10 +108,12 @@ fn verify(dir: &std::path::Path) -> Result<u8, regen::RegenError> {
     let confirmed = opinions.len() - refused - without_oracle;
     eprintln!("{}: {confirmed} of {} solve tests confirmed in {total:.1} s", dir.display(), opinions.len());
     if without_oracle > 0 {
-        eprintln!("{without_oracle} solve tests not verified: the game has no second oracle");
+        let unverified = count(without_oracle, "solve test");
+        eprintln!("{unverified} not verified: the game has no second oracle");
     }
     if refused > 0 {
-        eprintln!("{refused} stored answers refused: find the reference's fault before marking with them");
+        let refused = count(refused, "stored answer");
+        eprintln!("{refused} refused: find the reference's fault before marking with them");
         return Ok(1);
     }
     Ok(0)

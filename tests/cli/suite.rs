@@ -269,7 +269,7 @@ fn a_broken_search_s_zero_is_refused_by_verify_naming_the_test() {
         "{}",
         refused.stderr
     );
-    assert!(refused.stderr.contains("1 stored answers refused"), "{}", refused.stderr);
+    assert!(refused.stderr.contains("1 stored answer refused"), "{}", refused.stderr);
     assert!(!refused.stderr.contains("test p/black"), "{}", refused.stderr);
     // The sound reference sees the stored answers as out of date, and verifies nothing.
     let stale = verify(&suite, false);
