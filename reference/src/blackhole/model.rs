@@ -138,6 +138,16 @@ impl fmt::Display for Move {
     }
 }
 
+/// The first line a correct SOLVE prints for `moves`: `1` then the pairs (just `1` when no card
+/// is left to play).
+pub fn solution_line(moves: &[Move]) -> String {
+    if moves.is_empty() {
+        "1".to_string()
+    } else {
+        format!("1 {}", format_moves(moves))
+    }
+}
+
 /// Formats moves as the space-separated pairs of a solution line (without the leading `1`).
 pub fn format_moves(moves: &[Move]) -> String {
     let mut out = String::new();

@@ -117,8 +117,11 @@ pub fn main(args: &[String]) -> i32 {
         Some(kib) => println!("peak RSS (VmHWM): {:.1} MiB", kib as f64 / 1024.0),
         None => println!("peak RSS: unknown (no /proc/self/status)"),
     }
+    if args.sat_seconds == 0 {
+        return 0;
+    }
     let mut disagreements = 0;
-    for (game, solutions) in searched.iter().filter(|_| args.sat_seconds > 0) {
+    for (game, solutions) in &searched {
         let time = Duration::from_secs(args.sat_seconds);
         let confirmed = confirm_with_sat(deals(), args.seed, solutions, *game, time);
         print!("\n{game}\n{confirmed}");
@@ -162,12 +165,12 @@ fn confirm_with_sat(
             sample.disagreements.push(seed);
             continue;
         };
+        if answer.verdict == sat::Verdict::GaveUp && start.elapsed() >= time {
+            // Cut short by the sample's end: neither undecided nor the slowest.
+            break;
+        }
         if sample.slowest.is_none_or(|(_, slowest)| answer.elapsed > slowest) {
             sample.slowest = Some((seed, answer.elapsed));
-        }
-        if answer.verdict == sat::Verdict::GaveUp && start.elapsed() >= time {
-            // Cut short by the sample's end, not undecided.
-            break;
         }
         match (&answer.verdict, &solution.outcome) {
             (sat::Verdict::Solvable(_), Outcome::Solved(_)) => sample.confirmed_solvable += 1,

@@ -18,7 +18,7 @@ use super::{
     ContractFlags, Failure, GameArg,
 };
 use crate::blackhole::check::check;
-use crate::blackhole::model::{format_moves, Game, Puzzle};
+use crate::blackhole::model::{solution_line, Game, Puzzle};
 use crate::blackhole::parse::{parse_puzzle, read_integers, MAX_CARDS, MAX_PILES};
 use crate::blackhole::sat;
 use crate::blackhole::solve::{solve, Outcome};
@@ -73,8 +73,8 @@ Prints the answer on one line, exactly what a student's program must print:
 
 Every solution printed has been replayed through the checker. `--oracle sat` decides with the
 SAT model instead (the paper's section 6: a cards x positions matrix and order ladders, solved
-by splr), which shares only the parser and the checker with the search: a second opinion on a
-`0`.";
+by CaDiCaL), which shares only the parser and the checker with the search: a second opinion on
+a `0`.";
 
 const SOLVE_AFTER: &str = "\
 Output: the answer; with --stats three more lines, e.g.
@@ -186,7 +186,7 @@ pub struct SolveArgs {
 pub enum Oracle {
     /// The depth-first search with its memo and pruning
     Search,
-    /// A SAT solver (splr) on the cards x positions model
+    /// A SAT solver (CaDiCaL) on the cards x positions model
     Sat,
 }
 
@@ -282,8 +282,7 @@ fn run_solve(game: Game, args: &SolveArgs) -> Result<(), Failure> {
     }
     let solution = solve(&puzzle, game, &args.flags.budget());
     let first = match &solution.outcome {
-        Outcome::Solved(moves) if moves.is_empty() => "1".to_string(),
-        Outcome::Solved(moves) => format!("1 {}", format_moves(moves)),
+        Outcome::Solved(moves) => solution_line(moves),
         Outcome::Unsolvable => "0".to_string(),
         Outcome::GaveUp => "-1".to_string(),
     };
@@ -303,8 +302,7 @@ fn run_sat(puzzle: &Puzzle, game: Game, flags: &ContractFlags) -> Result<(), Fai
         Failure { message: error.to_string(), status }
     })?;
     let mut lines = vec![match &answer.verdict {
-        sat::Verdict::Solvable(moves) if moves.is_empty() => "1".to_string(),
-        sat::Verdict::Solvable(moves) => format!("1 {}", format_moves(moves)),
+        sat::Verdict::Solvable(moves) => solution_line(moves),
         sat::Verdict::Unsolvable => "0".to_string(),
         sat::Verdict::GaveUp => "-1".to_string(),
     }];
