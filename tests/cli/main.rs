@@ -13,6 +13,7 @@ mod lms;
 mod mark;
 mod merge;
 mod nonroot;
+mod outputs;
 mod reports;
 mod scale;
 mod signals;
