@@ -1,30 +1,46 @@
-//! The marking environment: a [`Plan`], the machine, its load, the parallelism and the active
-//! isolation layers → [`Environment`], recorded in every report because timings depend on them.
+//! The marking environment: the plan's limits and launch settings, the machine, its load, the
+//! parallelism and the active isolation layers → [`Environment`], recorded in every report
+//! because timings depend on them. Below the plan and the pipeline: it takes their parts, not
+//! them.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
-use crate::pipeline::Slots;
-use crate::plan::Plan;
+use crate::clock::utc_timestamp;
 use crate::report::model::Environment;
 use crate::sandbox::{Limits, Sandbox};
+use crate::suite::Launch;
 
-/// Describes where and how marking with `plan` runs now.
-pub fn describe(plan: &Plan<'_>, slots: &Slots, sandbox: &Sandbox) -> Environment {
+/// How many runs go at once, and the cores each has.
+#[derive(Clone, Copy, Debug)]
+pub struct Parallelism {
+    pub jobs: usize,
+    pub cores_per_run: usize,
+}
+
+/// Describes where and how marking runs now: `limits` in words, the `launch` settings as the
+/// runs (each with its `run_limits`) get them, the parallelism and the sandbox's layers.
+pub fn describe<'a>(
+    limits: &str,
+    launch: &Launch,
+    run_limits: impl Iterator<Item = &'a Limits>,
+    parallelism: Parallelism,
+    sandbox: &Sandbox,
+) -> Environment {
     Environment {
-        limits: plan.limits_description.clone(),
-        launch_env: describe_launch_env(plan),
-        ..describe_machine(slots, sandbox)
+        limits: limits.to_string(),
+        launch_env: describe_launch_env(launch, run_limits),
+        ..describe_machine(parallelism, sandbox)
     }
 }
 
 /// The launch variables as runs get them: placeholders filled with the runs' limits, or, where
 /// runs differ, named with the values they take (`-XmxNm (N: each test's memory_mb, 512 or
 /// 1024)`), never a raw `{memory_mb}`.
-fn describe_launch_env(plan: &Plan<'_>) -> String {
-    let mut memories: Vec<u64> = plan.runs.iter().map(|run| run.limits.memory_bytes >> 20).collect();
+fn describe_launch_env<'a>(launch: &Launch, run_limits: impl Iterator<Item = &'a Limits>) -> String {
+    let mut memories: Vec<u64> = run_limits.map(|limits| limits.memory_bytes >> 20).collect();
     memories.sort_unstable();
     memories.dedup();
-    let placeholder = plan.launch.env.iter().any(|(_, value)| value.contains("{memory_mb}"));
+    let placeholder = launch.env.iter().any(|(_, value)| value.contains("{memory_mb}"));
     let (fill, note) = match memories.as_slice() {
         [one] => (one.to_string(), String::new()),
         _ if !placeholder => (String::new(), String::new()),
@@ -34,7 +50,7 @@ fn describe_launch_env(plan: &Plan<'_>) -> String {
         }
     };
     let words: Vec<String> =
-        plan.launch.env.iter().map(|(name, value)| format!("{name}={}", value.replace("{memory_mb}", &fill))).collect();
+        launch.env.iter().map(|(name, value)| format!("{name}={}", value.replace("{memory_mb}", &fill))).collect();
     format!("{}{note}", words.join(" "))
 }
 
@@ -64,7 +80,7 @@ pub fn describe_test_limits<'a>(tests: impl IntoIterator<Item = &'a Limits>) -> 
 }
 
 /// Describes the machine, its load, the parallelism and the isolation now (limits left empty).
-pub fn describe_machine(slots: &Slots, sandbox: &Sandbox) -> Environment {
+fn describe_machine(parallelism: Parallelism, sandbox: &Sandbox) -> Environment {
     Environment {
         bhgrade_version: env!("CARGO_PKG_VERSION").to_string(),
         machine: read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown".into()),
@@ -72,8 +88,8 @@ pub fn describe_machine(slots: &Slots, sandbox: &Sandbox) -> Environment {
         load_average: read_trimmed("/proc/loadavg")
             .map(|line| line.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
             .unwrap_or_else(|| "unknown".into()),
-        jobs: slots.len(),
-        cores_per_run: slots.cores_per_run(),
+        jobs: parallelism.jobs,
+        cores_per_run: parallelism.cores_per_run,
         marked_at: utc_timestamp(SystemTime::now()),
         limits: String::new(),
         launch_env: String::new(),
@@ -94,40 +110,4 @@ pub fn describe_limits(limits: &Limits) -> String {
 
 fn read_trimmed(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok().map(|text| text.trim().to_string())
-}
-
-/// `time` as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn utc_timestamp(time: SystemTime) -> String {
-    let seconds = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    let (year, month, day) = civil_from_days(days as i64);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest / 60 % 60, rest % 60)
-}
-
-/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn timestamps_are_utc_calendar_dates() {
-        assert_eq!(utc_timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_723);
-        assert_eq!(utc_timestamp(leap_day), "2000-02-29T01:02:03Z");
-    }
 }

@@ -20,6 +20,7 @@
 
 pub mod archive;
 pub mod build;
+pub mod clock;
 pub mod environment;
 pub mod fsutil;
 pub mod merge;

@@ -10,9 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::report::model::{ClassHeader, ClassReport, ClassRoster, ProblemKind, StudentReport};
-
-/// The roster every marking writes into its output folder.
-pub const ROSTER_FILE: &str = "class.json";
+use crate::report::{student_file, ROSTER_FILE};
 
 /// Why shards cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +45,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<ClassReport, MergeError> {
     for dir in dirs {
         let roster = read_roster(dir)?;
         for name in &roster.students {
-            let path = dir.join(crate::report::student_file(name, "json"));
+            let path = dir.join(student_file(name, "json"));
             if !path.is_file() {
                 return Err(MergeError::MissingReport { dir: dir.clone(), student: name.clone() });
             }

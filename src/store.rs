@@ -91,7 +91,7 @@ impl ResultStore {
             return Err(StoreError::Locked { path: out.to_path_buf(), holder });
         }
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        let since = crate::environment::utc_timestamp(std::time::SystemTime::now());
+        let since = crate::clock::utc_timestamp(std::time::SystemTime::now());
         let holder = format!("bhgrade pid {} on {} since {since}", std::process::id(), host.trim());
         lock.set_len(0).and_then(|()| lock.rewind()).and_then(|()| lock.write_all(holder.as_bytes())).map_err(io)?;
         Ok(ResultStore { dir, reuse, _lock: lock, distrusted: Default::default() })

@@ -15,7 +15,6 @@
 mod assemble;
 mod queue;
 pub mod slots;
-pub mod timing;
 
 pub use slots::Slots;
 
@@ -26,8 +25,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::build::{self, BuildConfig, BuildError, BuildReport, BuildVerdict, BuiltSubmission, Submission};
-use crate::environment;
-use crate::plan::{Place, Plan};
+use crate::environment::{self, Parallelism};
+use crate::plan::{timing, Place, Plan};
 use crate::report::model::{ClassHeader, ClassReport, HarnessProblem, ProblemKind, StudentReport};
 use crate::report::{Event, ReportError, Reporter};
 use crate::sandbox::{RunOutcome, Sandbox, SandboxError};
@@ -291,7 +290,9 @@ pub fn mark(
     options: &MarkOptions,
     reporters: &mut [&mut dyn Reporter],
 ) -> Result<ClassReport, PipelineError> {
-    let environment = environment::describe(plan, &options.slots, sandbox);
+    let parallelism = Parallelism { jobs: options.slots.len(), cores_per_run: options.slots.cores_per_run() };
+    let run_limits = plan.runs.iter().map(|run| &run.limits);
+    let environment = environment::describe(&plan.limits_description, &plan.launch, run_limits, parallelism, sandbox);
     let digest = plan.digest();
     let shared = match &plan.workspace {
         Some(workspace) => Some(

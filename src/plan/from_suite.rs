@@ -6,8 +6,8 @@ use std::ffi::OsString;
 
 use bhref::referee::Instance;
 
+use super::timing;
 use crate::build::BuildConfig;
-use crate::pipeline::timing;
 use crate::report::model::{CheckRow, TestReport};
 use crate::report::text;
 use crate::sandbox::RunOutcome;

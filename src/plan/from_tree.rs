@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::timing;
 use crate::build::BuildConfig;
-use crate::pipeline::timing;
 use crate::report::model::{CheckRow, TestReport};
 use crate::report::text;
 use crate::sandbox::Limits;

@@ -9,6 +9,7 @@
 
 mod from_suite;
 mod from_tree;
+pub mod timing;
 
 pub use from_suite::from_suite;
 pub use from_tree::from_tree;

@@ -245,6 +245,9 @@ impl Files {
     }
 }
 
+/// The roster every marking writes into its output folder (read back by [`crate::merge`]).
+pub const ROSTER_FILE: &str = "class.json";
+
 /// The folder of the per-student files, so that no student's name (`summary`, `index`,
 /// `grades`) can be a class file's.
 pub const STUDENTS_DIR: &str = "students";
@@ -265,7 +268,7 @@ impl Files {
     /// did not (a reused `--out`) into `stale/`, and says so, so that no one mistakes them for
     /// this class's.
     fn set_aside_stale_reports(&self, class: &ClassReport) -> Result<(), ReportError> {
-        let roster_path = self.dir.join(crate::merge::ROSTER_FILE);
+        let roster_path = self.dir.join(ROSTER_FILE);
         let Ok(bytes) = std::fs::read(&roster_path) else { return Ok(()) };
         let Ok(old) = serde_json::from_slice::<model::ClassRoster>(&bytes) else { return Ok(()) };
         let current: std::collections::HashSet<&str> = class
@@ -331,7 +334,7 @@ impl Reporter for Files {
                 self.write("index.html", html::class_page(class)?.as_bytes())?;
                 self.set_aside_stale_reports(class)?;
                 let roster = serde_json::to_string_pretty(&class.roster()).expect("rosters serialise");
-                self.write(crate::merge::ROSTER_FILE, roster.as_bytes())
+                self.write(ROSTER_FILE, roster.as_bytes())
             }
         }
     }

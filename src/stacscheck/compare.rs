@@ -12,12 +12,48 @@
 //! with U+FFFD, before comparing, so outputs that differ only in invalid bytes compare equal.
 //! Here the bytes themselves are compared, and shown escaped (`\xff`) in the diff.
 
+use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, DiffTag};
 
-use super::tree::StepKind;
 use crate::report::text::{escape_bytes, shorten};
 use crate::sandbox::{Exit, RunOutcome};
 use crate::verdict::{Judge, Judged};
+
+/// What a script is, from its name's prefix; also the order within a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// `build*.sh`: must exit 0; a failure skips the rest of its folder and everything below.
+    Build,
+    /// `test*.sh`: passes when it exits 0.
+    Test,
+    /// `info*.sh`: always passes; its output is for the reader.
+    Info,
+    /// `prog*.sh`: its stdout then stderr, normalised, must equal a `.out` file, normalised.
+    Prog,
+}
+
+impl StepKind {
+    /// In the order stacscheck runs them within a folder.
+    pub const ALL: [StepKind; 4] = [StepKind::Build, StepKind::Test, StepKind::Info, StepKind::Prog];
+
+    /// The name prefix that makes a `.sh` file a script of this kind.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            StepKind::Build => "build",
+            StepKind::Test => "test",
+            StepKind::Info => "info",
+            StepKind::Prog => "prog",
+        }
+    }
+
+    pub(super) fn of_script(name: &[u8]) -> Option<StepKind> {
+        if !name.ends_with(b".sh") {
+            return None;
+        }
+        StepKind::ALL.into_iter().find(|kind| name.starts_with(kind.prefix().as_bytes()))
+    }
+}
 
 /// Lines of each side that go into a [`Mismatch::diff`]; past this the diff says it stopped.
 /// Bounding it keeps the diff cheap (Myers is quadratic at worst) and deterministic.

@@ -79,9 +79,9 @@ mod tree;
 
 use std::path::{Path, PathBuf};
 
-pub use compare::{Failure, Mismatch, StepJudge};
+pub use compare::{Failure, Mismatch, StepJudge, StepKind};
 pub use config::{Config, ConfigError};
-pub use tree::{Step, StepKind, Tree, Warning};
+pub use tree::{Step, Tree, Warning};
 
 /// Why a tree could not be planned: a problem of the tree or of the machine, never of a
 /// submission.

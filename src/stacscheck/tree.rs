@@ -18,49 +18,10 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::compare::{self, Failure};
+use super::compare::{self, Failure, StepKind};
 use super::config::{self, Config};
 use super::StacscheckError;
 use crate::sandbox::{Command, Exit};
-
-/// What a script is, from its name's prefix; also the order within a folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepKind {
-    /// `build*.sh`: must exit 0; a failure skips the rest of its folder and everything below.
-    Build,
-    /// `test*.sh`: passes when it exits 0.
-    Test,
-    /// `info*.sh`: always passes; its output is for the reader.
-    Info,
-    /// `prog*.sh`: its stdout then stderr, normalised, must equal a `.out` file, normalised.
-    Prog,
-}
-
-impl StepKind {
-    /// In the order stacscheck runs them within a folder.
-    pub const ALL: [StepKind; 4] = [StepKind::Build, StepKind::Test, StepKind::Info, StepKind::Prog];
-
-    /// The name prefix that makes a `.sh` file a script of this kind.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            StepKind::Build => "build",
-            StepKind::Test => "test",
-            StepKind::Info => "info",
-            StepKind::Prog => "prog",
-        }
-    }
-
-    fn of_script(name: &[u8]) -> Option<StepKind> {
-        if !name.ends_with(b".sh") {
-            return None;
-        }
-        StepKind::ALL.into_iter().find(|kind| name.starts_with(kind.prefix().as_bytes()))
-    }
-}
-
 /// One script run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {

@@ -20,6 +20,7 @@
 //! The command line (`bhref CHECK ...`, the default game) is in `src/cli/`.
 
 pub mod check;
+pub mod cli;
 pub mod derive;
 pub mod generate;
 pub mod model;
