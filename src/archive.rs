@@ -211,23 +211,6 @@ pub enum ArchiveError {
     Io { path: PathBuf, source: io::Error },
 }
 
-impl ArchiveError {
-    /// True when the harness (not the archive) is to blame.
-    pub fn is_harness_failure(&self) -> bool {
-        match self {
-            ArchiveError::Io { .. } => true,
-            ArchiveError::UnknownKind(_)
-            | ArchiveError::Unsupported(_)
-            | ArchiveError::Corrupt(_)
-            | ArchiveError::AbsolutePath(_)
-            | ArchiveError::ParentComponent(_)
-            | ArchiveError::BadEntry { .. }
-            | ArchiveError::TooManyEntries(_)
-            | ArchiveError::TooLarge(_) => false,
-        }
-    }
-}
-
 /// Extract `archive` into `dest` (created if missing; it should be empty). The format is the
 /// one the contents say, else the one the name says.
 pub fn extract(archive: &Path, dest: &Path, limits: &ExtractLimits) -> Result<Extracted, ArchiveError> {

@@ -6,7 +6,7 @@
 //! `build.sh`, failing or hanging build) is a [`BuildVerdict`]; only a failure of the harness
 //! (I/O on the scratch folder, the sandbox) is a [`BuildError`].
 //!
-//! The submissions folder becomes [`Submission`]s by [`intake`] (or [`discover`]): every
+//! The submissions folder becomes [`Submission`]s by [`intake`]: every
 //! entry is a student except junk, and names never collide.
 //!
 //! Locating the source folder (`srcdir`, `src` in this course) follows stacscheck — the
@@ -28,7 +28,7 @@
 //! and the verdict's detail says why it failed (see [`CRLF_HINT`]).
 //!
 //! ```no_run
-//! use bhgrade::build::{discover, prepare, BuildConfig, BuildVerdict};
+//! use bhgrade::build::{intake, prepare, BuildConfig, BuildVerdict};
 //! # fn demo(sandbox: &bhgrade::sandbox::Sandbox, limits: bhgrade::sandbox::Limits) -> Result<(), bhgrade::build::BuildError> {
 //! let config = BuildConfig {
 //!     srcdir: "src".into(),
@@ -37,7 +37,7 @@
 //!     limits,
 //!     cpus: Vec::new(),
 //! };
-//! for sub in discover("submissions".as_ref())? {
+//! for sub in intake("submissions".as_ref())?.submissions {
 //!     let built = prepare(&sub, &config, "/tmp/scratch".as_ref(), sandbox)?;
 //!     if built.build.verdict == BuildVerdict::Ok {
 //!         // run the tests in `built.srcdir`; `built.build.detail` says what happened
@@ -186,12 +186,6 @@ pub enum BuildError {
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |source| BuildError::Io { path: path.to_path_buf(), source }
-}
-
-/// One [`Submission`] per student in `dir`, sorted by name: [`intake`] without the lists of
-/// what was left out and renamed.
-pub fn discover(dir: &Path) -> Result<Vec<Submission>, BuildError> {
-    intake(dir).map(|found| found.submissions)
 }
 
 /// Copy, locate, clean and build one submission (see the module documentation).

@@ -6,7 +6,7 @@
 use std::time::SystemTime;
 
 use crate::clock::utc_timestamp;
-use crate::report::model::Environment;
+use crate::results::model::Environment;
 use crate::sandbox::{Limits, Sandbox};
 use crate::suite::Launch;
 

@@ -1,4 +1,5 @@
-//! bhgrade: marks Black Hole / Worm Hole submissions against a suite, with the reference as judge.
+//! bhgrade: marks students' submissions for a patience-game practical (any game the reference
+//! holds) against a suite, with the reference as judge.
 //!
 //! The pipeline, in the order a submission goes through it (each module names its input and
 //! output types):
@@ -12,11 +13,16 @@
 //! - [`sandbox`]: one command under limits → a [`sandbox::RunOutcome`];
 //! - [`verdict`]: run outcome + the test's [`verdict::Judge`] → a [`verdict::Verdict`];
 //! - [`score`]: verdicts + weights → marks;
+//! - [`results`]: the results' data (per test, student and class) and the words every output
+//!   shares, made by the plan and pipeline, read by the reporters;
 //! - [`report`]: events → markdown, JSON, CSV and progress (the only code that writes output);
 //! - [`store`]: results kept per build and run, so interrupted marking resumes;
 //! - [`pipeline`]: the one place that runs these stages, in parallel, and emits the events;
 //! - [`merge`]: the outputs of sharded marking → one class report;
 //! - [`regen`]: a suite → its expected answers from the reference (the organiser's tool).
+//!
+//! Beneath them: [`environment`] (the plan's limits, the machine and the sandbox's layers →
+//! the marking environment every report records), [`clock`] (UTC timestamps) and [`fsutil`].
 
 pub mod archive;
 pub mod build;
@@ -28,8 +34,11 @@ pub mod pipeline;
 pub mod plan;
 pub mod regen;
 pub mod report;
+pub mod results;
 pub mod sandbox;
 pub mod score;
+#[cfg(test)]
+mod skip;
 pub mod stacscheck;
 pub mod store;
 pub mod suite;

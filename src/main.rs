@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Ok(status) => status.into(),
         Err(error) => {
             // Errors quote paths and text a student chose.
-            eprintln!("bhgrade: {}", bhgrade::report::text::terminal(&error.to_string()));
+            eprintln!("bhgrade: {}", bhgrade::results::text::terminal(&error.to_string()));
             error.exit_status().into()
         }
     }

@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::report::model::{ClassHeader, ClassReport, ClassRoster, ProblemKind, StudentReport};
 use crate::report::{student_file, ROSTER_FILE};
+use crate::results::model::{ClassHeader, ClassReport, ClassRoster, ProblemKind, StudentReport};
 
 /// Why shards cannot be merged.
 #[derive(Debug, thiserror::Error)]

@@ -22,8 +22,8 @@ use bhgrade::build::{self, Submission};
 
 use bhgrade::pipeline::{self, MarkOptions};
 use bhgrade::plan;
-use bhgrade::report::model::ClassReport;
 use bhgrade::report::{self, Reporter};
+use bhgrade::results::model::ClassReport;
 use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
 use bhgrade::store::{ResultStore, StoreError};
 use bhgrade::suite::{self, Suite};
@@ -149,11 +149,14 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
     let intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
     for ignored in &intake.ignored {
-        eprintln!("ignored: {}", report::text::terminal(&format!("{} ({})", ignored.path.display(), ignored.why)));
+        eprintln!(
+            "ignored: {}",
+            bhgrade::results::text::terminal(&format!("{} ({})", ignored.path.display(), ignored.why))
+        );
     }
     for renamed in &intake.renamed {
         let note = format!("{} is marked as {}: {}", renamed.path.display(), renamed.name, renamed.why);
-        eprintln!("note: {}", report::text::terminal(&note));
+        eprintln!("note: {}", bhgrade::results::text::terminal(&note));
     }
     let mut submissions = intake.submissions;
     one_submission_given(&dir, &plan.build.srcdir, &submissions)?;
@@ -195,8 +198,8 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
         if absent + matched.not_on_roster.len() > 0 {
             eprintln!(
                 "roster: {} on the roster handed nothing in, {} not on it; see {}",
-                report::text::count(absent, "student"),
-                report::text::count(matched.not_on_roster.len(), "submission"),
+                bhgrade::results::text::count(absent, "student"),
+                bhgrade::results::text::count(matched.not_on_roster.len(), "submission"),
                 summary.display()
             );
         }
@@ -211,7 +214,7 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
         let (count, verb) = (students.len(), bhref::referee::agreeing(students.len(), "was", "were"));
         return Err(CliError::Harness(format!(
             "{} {verb} not fully marked; see {}",
-            report::text::count(count, "submission"),
+            bhgrade::results::text::count(count, "submission"),
             summary.display()
         )));
     }

@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use bhgrade::report;
 use bhgrade::suite::{self, Suite};
 
 use super::args::{ExportArgs, BUNDLED_SUBMISSIONS};
@@ -83,9 +82,9 @@ pub(super) fn export(args: ExportArgs) -> Result<u8, CliError> {
     })?;
     eprintln!(
         "wrote {}: {} kept, {} left out",
-        report::text::terminal(&args.out.display().to_string()),
-        report::text::count(exported.visible, "visible test"),
-        report::text::count(exported.withheld, "hidden test")
+        bhgrade::results::text::terminal(&args.out.display().to_string()),
+        bhgrade::results::text::count(exported.visible, "visible test"),
+        bhgrade::results::text::count(exported.withheld, "hidden test")
     );
     Ok(0)
 }

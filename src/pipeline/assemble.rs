@@ -4,8 +4,8 @@
 
 use crate::build::{BuildReport, BuildVerdict};
 use crate::plan::{PartTally, Plan};
-use crate::report::model::{BuildSection, Environment, PartReport, StudentReport, TestReport};
-use crate::report::text;
+use crate::results::model::{BuildSection, Environment, PartReport, StudentReport, TestReport};
+use crate::results::text;
 use crate::sandbox::{self, Command, RunOutcome, SandboxError};
 use crate::score;
 use crate::verdict::{self, Attempt, Decision, Verdict};

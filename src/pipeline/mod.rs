@@ -27,8 +27,8 @@ use std::time::Duration;
 use crate::build::{self, BuildConfig, BuildError, BuildReport, BuildVerdict, BuiltSubmission, Submission};
 use crate::environment::{self, Parallelism};
 use crate::plan::{timing, Place, Plan};
-use crate::report::model::{ClassHeader, ClassReport, HarnessProblem, ProblemKind, StudentReport};
 use crate::report::{Event, ReportError, Reporter};
+use crate::results::model::{ClassHeader, ClassReport, HarnessProblem, ProblemKind, StudentReport};
 use crate::sandbox::{RunOutcome, Sandbox, SandboxError};
 use crate::store::{Key, ResultStore, StoredRun};
 

@@ -8,8 +8,8 @@ use bhref::referee::Instance;
 
 use super::timing;
 use crate::build::BuildConfig;
-use crate::report::model::{CheckRow, TestReport};
-use crate::report::text;
+use crate::results::model::{CheckRow, TestReport};
+use crate::results::text;
 use crate::sandbox::RunOutcome;
 use crate::suite::{PuzzleVia, Suite, Test};
 use crate::verdict::{Judge, Judged};

@@ -14,8 +14,8 @@ use sha2::{Digest, Sha256};
 
 use super::timing;
 use crate::build::BuildConfig;
-use crate::report::model::{CheckRow, TestReport};
-use crate::report::text;
+use crate::results::model::{CheckRow, TestReport};
+use crate::results::text;
 use crate::sandbox::Limits;
 use crate::stacscheck::{Step, StepJudge, StepKind, Tree};
 use crate::suite::Launch;

@@ -18,7 +18,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::build::BuildConfig;
-use crate::report::model::{CheckRow, TestReport};
+use crate::results::model::{CheckRow, TestReport};
 use crate::sandbox::{Command, Limits};
 use crate::store::{Key, ResultStore};
 use crate::suite::Launch;

@@ -9,7 +9,7 @@
 //! neutral label: `part1 hidden 3`, the third hidden test of part `part1`.
 
 use super::markdown::{self, LeftOut};
-use super::model::{StudentReport, TestReport};
+use crate::results::model::{StudentReport, TestReport};
 
 /// The report with every hidden test reduced to what a student may see of it.
 pub fn redact(report: &StudentReport) -> StudentReport {
@@ -68,7 +68,7 @@ mod tests {
 
     #[test]
     fn hidden_tests_are_labelled_by_part_and_place_unless_named() {
-        use crate::report::model::PartReport;
+        use crate::results::model::PartReport;
         let test = |id: &str, visible: bool, public_name: Option<&str>| TestReport {
             visible,
             public_name: public_name.map(str::to_string),

@@ -15,9 +15,9 @@ use std::fmt::Write as _;
 use minijinja::{context, value::Value, AutoEscape, Environment};
 use serde::Serialize;
 
-use super::model::{ClassReport, StudentReport, TestReport};
-use super::text::shorten;
 use crate::build::BuildVerdict;
+use crate::results::model::{ClassReport, StudentReport, TestReport};
+use crate::results::text::shorten;
 use crate::verdict::Verdict;
 
 const TEMPLATE: &str = include_str!("../../report-templates/index.html.j2");
@@ -515,7 +515,7 @@ fn duration(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::ClassHeader;
+    use crate::results::model::ClassHeader;
 
     /// A class of one student whose name and output try to end the page's script.
     fn hostile_class() -> ClassReport {

@@ -11,9 +11,9 @@ use std::collections::BTreeMap;
 use minijinja::{context, Environment, Value};
 use serde::Serialize;
 
-use super::model::{ClassReport, StudentReport};
-use super::text;
 use crate::build::BuildVerdict;
+use crate::results::model::{ClassReport, StudentReport};
+use crate::results::text;
 use crate::score;
 use crate::verdict::Verdict;
 
@@ -224,7 +224,7 @@ pub fn csv_field(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{ClassHeader, HarnessProblem, ProblemKind};
+    use crate::results::model::{ClassHeader, HarnessProblem, ProblemKind};
     use pulldown_cmark::{Event, Options, Parser, Tag};
 
     /// Everything markdown, HTML or a terminal would act on, in one text.

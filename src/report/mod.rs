@@ -6,17 +6,16 @@ pub mod export;
 pub mod feedback;
 mod html;
 pub mod markdown;
-pub mod model;
 pub mod roster;
-pub mod text;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::results::model::{self, ClassReport, StudentReport};
+use crate::results::text;
 pub use markdown::LeftOut;
-pub use model::{ClassReport, StudentReport};
 
 use crate::fsutil::write_atomically;
 

@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::model::{ClassReport, StudentReport};
 use crate::build::lms::Lms;
+use crate::results::model::{ClassReport, StudentReport};
 
 /// One student of the roster, with Canvas's own columns.
 #[derive(Clone, Debug, PartialEq, Eq)]

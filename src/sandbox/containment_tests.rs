@@ -38,7 +38,7 @@ fn skip_without(layer: &Result<impl Sized, String>, name: &str, test: &str) -> b
     match layer {
         Ok(_) => false,
         Err(why) => {
-            println!("skipped: {test}: {name} unavailable: {why}");
+            crate::skip::skipped(test, format!("{name} unavailable: {why}"));
             true
         }
     }
@@ -130,8 +130,10 @@ fn seccomp_denies_keyrings_terminal_injection_and_namespaces() {
 #[test]
 fn keys_a_run_leaves_without_seccomp_go_with_the_sandbox() {
     if !procs::is_root() {
-        println!("skipped: keys_a_run_leaves_without_seccomp_go_with_the_sandbox: needs root to switch user");
-        return;
+        return crate::skip::skipped(
+            "keys_a_run_leaves_without_seccomp_go_with_the_sandbox",
+            "needs root to switch user",
+        );
     }
     let _alone = KEYRINGS.lock().unwrap_or_else(|e| e.into_inner());
     let policy = || Policy { seccomp: false, ..Policy::default() };

@@ -47,7 +47,7 @@ fn landlock_or_skip(sb: &Sandbox, test: &str) -> bool {
     match &sb.landlock {
         Ok(_) => true,
         Err(why) => {
-            println!("skipped: {test}: filesystem (landlock) unavailable: {why}");
+            crate::skip::skipped(test, format!("filesystem (landlock) unavailable: {why}"));
             false
         }
     }
@@ -58,7 +58,8 @@ fn setsid_escapers_die_with_the_program_without_cgroups() {
     for pid_namespace in [true, false] {
         let (tmp, sb) = sandbox_with(supervisor_only(pid_namespace));
         if pid_namespace && sb.pidns.is_err() {
-            println!("skipped: PID namespace unavailable: {:?}", sb.pidns);
+            let why = format!("PID namespace unavailable: {:?}", sb.pidns);
+            crate::skip::skipped("setsid_escapers_die_with_the_program_without_cgroups (its PID namespace half)", why);
             continue;
         }
         // Double fork, new session, no pipe held: neither the group nor a pipe leads to it.
@@ -154,8 +155,10 @@ fn inputs_on_the_command_line_are_readable_and_nothing_beside_them() {
 fn inputs_the_user_cannot_reach_are_staged() {
     let (tmp, sb) = sandbox_with(Policy::default());
     let Some(ids) = sb.run_as() else {
-        println!("skipped: inputs_the_user_cannot_reach_are_staged: unprivileged user inactive (not root)");
-        return;
+        return crate::skip::skipped(
+            "inputs_the_user_cannot_reach_are_staged",
+            "unprivileged user inactive (not root)",
+        );
     };
     let private = tmp.path().join("private");
     std::fs::create_dir(&private).unwrap();
@@ -205,8 +208,7 @@ fn isolation_modes_parse() {
 #[test]
 fn an_unreachable_scratch_root_disables_the_user_switch() {
     if !procs::is_root() {
-        println!("skipped: an_unreachable_scratch_root_disables_the_user_switch: not root");
-        return;
+        return crate::skip::skipped("an_unreachable_scratch_root_disables_the_user_switch", "not root");
     }
     let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).unwrap();

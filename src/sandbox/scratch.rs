@@ -390,8 +390,7 @@ mod scratch_root_tests {
     #[test]
     fn a_root_is_swept_once_its_holder_is_killed() {
         if !Path::new("/usr/bin/flock").exists() {
-            println!("skipped: a_root_is_swept_once_its_holder_is_killed: no flock(1)");
-            return;
+            return crate::skip::skipped("a_root_is_swept_once_its_holder_is_killed", "no flock(1)");
         }
         let tmp = tempfile::tempdir().unwrap();
         let root = ScratchRoot::create_in(tmp.path()).unwrap().abandon();

@@ -2,6 +2,7 @@
 //! nothing sleeps to synchronise: every check is made on the returned outcome or on /proc.
 
 use super::*;
+use crate::skip::skipped;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Instant;
 
@@ -175,7 +176,7 @@ fn setsid_escaper_holding_the_pipe_is_killed() {
 fn setsid_escaper_without_pipes_is_killed_by_the_cgroup() {
     let (tmp, sb) = sandbox();
     if sb.cgroups.is_none() {
-        return;
+        return skipped("setsid_escaper_without_pipes_is_killed_by_the_cgroup", "no cgroups");
     }
     let script = "setsid sleep 1010 </dev/null >/dev/null 2>&1 & echo hi";
     let out = sb.run(&sh(&tmp, script), &limits(10_000)).unwrap();
@@ -188,7 +189,7 @@ fn setsid_escaper_without_pipes_is_killed_by_the_cgroup() {
 fn fork_bomb_is_contained() {
     let (tmp, sb) = sandbox();
     if sb.cgroups.is_none() {
-        return;
+        return skipped("fork_bomb_is_contained", "no cgroups");
     }
     let start = Instant::now();
     let out = sb.run(&sh(&tmp, "b() { b | b & }; b; sleep 1011"), &limits(1000)).unwrap();
@@ -197,13 +198,18 @@ fn fork_bomb_is_contained() {
     assert!(survivors("1011").is_empty());
 }
 
-fn memory_hog() -> Option<&'static str> {
-    ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().find(|p| Path::new(p).exists())
+/// python3, which makes a memory hog in a line; `None` (and `test` said to be skipped) without.
+fn memory_hog(test: &str) -> Option<&'static str> {
+    let python = ["/usr/bin/python3", "/usr/local/bin/python3"].into_iter().find(|p| Path::new(p).exists());
+    if python.is_none() {
+        skipped(test, "no python3");
+    }
+    python
 }
 
 #[test]
 fn memory_hog_hits_the_limit() {
-    let Some(python) = memory_hog() else { return };
+    let Some(python) = memory_hog("memory_hog_hits_the_limit") else { return };
     for policy in [Policy::default(), no_cgroups()] {
         let (tmp, sb) = sandbox_with(policy);
         let mut lim = limits(10_000);
@@ -235,7 +241,7 @@ fn without_a_memory_cgroup_resident_memory_is_the_limit() {
     let (tmp, sb) = sandbox_with(no_cgroups());
     let mut lim = limits(20_000);
     lim.memory_bytes = 256 << 20;
-    if let Some(python) = memory_hog() {
+    if let Some(python) = memory_hog("without_a_memory_cgroup_resident_memory_is_the_limit (its python half)") {
         let reserve = "import mmap\n\
             m = mmap.mmap(-1, 4 << 30, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ | mmap.PROT_WRITE)\n\
             for i in range(0, 32 << 20, 4096): m[i] = 1\n\
@@ -259,8 +265,7 @@ fn without_a_memory_cgroup_resident_memory_is_the_limit() {
         assert!(out.memory_peak_bytes.is_some_and(|p| p > 256 << 20), "{out:?}");
     }
     let Some(java) = ["/usr/bin/java", "/usr/local/bin/java"].into_iter().find(|p| Path::new(p).exists()) else {
-        eprintln!("skipped the JVM half: no java");
-        return;
+        return skipped("without_a_memory_cgroup_resident_memory_is_the_limit (its JVM half)", "no java");
     };
     let out = sb.run(&Command::new(java, tmp.path()).arg("-version"), &lim).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -380,8 +385,8 @@ fn scratch_is_writable_and_removed_even_when_locked() {
 #[test]
 fn no_network_when_isolated() {
     let (tmp, sb) = sandbox();
-    if sb.netns.is_err() {
-        return;
+    if let Err(why) = &sb.netns {
+        return skipped("no_network_when_isolated", why);
     }
     let out = sb.run(&Command::new("cat", tmp.path()).arg("/proc/net/dev"), &limits(5000)).unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -438,7 +443,7 @@ fn describe_quotes_for_the_shell() {
 #[test]
 fn runs_as_another_user_when_asked() {
     if !procs::is_root() {
-        return;
+        return skipped("runs_as_another_user_when_asked", "not root");
     }
     let policy = Policy { run_as: Some(RunAs { uid: 65534, gid: 65534 }), ..Policy::default() };
     let (tmp, sb) = sandbox_with(policy);
@@ -464,7 +469,7 @@ fn without_pidfd_a_waiter_thread_notices_the_exit() {
 fn pids_limit_stops_forking() {
     let (tmp, sb) = sandbox_with(Policy { pids_max: 8, ..Policy::default() });
     if !sb.layers().iter().any(|l| l.name == "cgroup pids" && l.active) {
-        return;
+        return skipped("pids_limit_stops_forking", "the cgroup pids layer is inactive");
     }
     let script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1014 & done; wait";
     let out = sb.run(&Command::new("/bin/bash", tmp.path()).args(["-c", script]), &limits(1000)).unwrap();
@@ -476,7 +481,9 @@ fn pids_limit_stops_forking() {
 #[test]
 fn probe_removes_cgroups_of_dead_harnesses() {
     let (_tmp, sb) = sandbox();
-    let Some(setup) = &sb.cgroups else { return };
+    let Some(setup) = &sb.cgroups else {
+        return skipped("probe_removes_cgroups_of_dead_harnesses", "no cgroups");
+    };
     let mut dead = std::process::Command::new("true").spawn().unwrap();
     let dead_pid = dead.id();
     dead.wait().unwrap();

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, DiffTag};
 
-use crate::report::text::{escape_bytes, shorten};
+use crate::results::text::{escape_bytes, shorten};
 use crate::sandbox::{Exit, RunOutcome};
 use crate::verdict::{Judge, Judged};
 

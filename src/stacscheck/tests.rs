@@ -5,7 +5,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::sandbox::Exit;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/stacscheck/Tests").canonicalize().unwrap()
@@ -92,44 +91,6 @@ fn prog_runs_pair_each_out_with_its_in_or_empty_input() {
     assert_eq!(slow.expected_output.as_deref(), Some(&b"1\n"[..]));
     let build = step("build-all");
     assert_eq!((build.stdin.as_ref(), build.expected.as_ref()), (None, None));
-}
-
-#[test]
-fn a_step_becomes_bash_script_in_srcdir_with_testdir_and_scratchdir() {
-    let plan = Tree::load(&fixture()).unwrap();
-    let step = &plan.steps[1];
-    let cmd = step.command(Path::new("/sub/src"), Path::new("/scratch/1"));
-    assert_eq!(cmd.program, "bash");
-    assert_eq!(cmd.args, [step.script.as_os_str()]);
-    assert_eq!(cmd.cwd, Path::new("/sub/src"));
-    assert_eq!(cmd.stdin, step.input);
-    let env: Vec<(String, String)> =
-        cmd.env.iter().map(|(k, v)| (k.to_string_lossy().into(), v.to_string_lossy().into())).collect();
-    let testdir = fixture().join("Part1").display().to_string();
-    assert_eq!(env, [("TESTDIR".into(), testdir), ("SCRATCHDIR".into(), "/scratch/1".into())]);
-    assert_eq!(step.judge(Exit::Code(1), b"true\r\n\n", b""), Ok(()));
-    assert!(step.judge(Exit::Code(0), b"false\n", b"").is_err());
-}
-
-#[test]
-fn blocking_build_names_the_first_guard_that_did_not_pass() {
-    let plan = Tree::load(&fixture()).unwrap();
-    assert_eq!(plan.blocking_build(6, |_| true), None);
-    assert_eq!(plan.blocking_build(6, |i| i != 3), Some(3));
-    assert_eq!(plan.blocking_build(6, |i| i != 0), Some(0));
-    assert_eq!(plan.blocking_build(0, |_| false), None);
-}
-
-#[test]
-fn rebase_moves_every_path_to_a_copy() {
-    let mut plan = Tree::load(&fixture()).unwrap();
-    plan.rebase(Path::new("/copy/Tests"));
-    let step = &plan.steps[1];
-    assert_eq!(step.script, Path::new("/copy/Tests/Part1/prog-check.sh"));
-    assert_eq!(step.testdir, Path::new("/copy/Tests/Part1"));
-    assert_eq!(step.stdin.as_deref(), Some(Path::new("/copy/Tests/Part1/01Solved.in")));
-    assert_eq!(plan.config.path, Path::new("/copy/Tests/practical.config"));
-    assert_eq!(step.input, b"solvable.txt\n0 2 0 3 1 4\n", "contents stay");
 }
 
 /// Byte order of names, hidden and non-script files, several builds in one folder, several
@@ -233,26 +194,4 @@ fn load_errors_are_typed() {
     write(&tmp.path().join("T/practical.config"), "[info]\nsrcdir = src\nextra = 1\n");
     let err = Tree::load(&tmp.path().join("T")).unwrap_err();
     assert!(matches!(err, StacscheckError::Config(ConfigError::UnknownKey { .. })), "{err}");
-}
-
-#[test]
-fn srcdir_is_the_submission_itself_or_the_unique_folder_below() {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = tmp.path().canonicalize().unwrap();
-    write(&base.join("alice/work/src/BHMain.java"), "");
-    write(&base.join("alice/__MACOSX/work/src/._BHMain.java"), "");
-    write(&base.join("alice/.git/src/x"), "");
-    assert_eq!(locate_srcdir(&base.join("alice"), "src").unwrap(), base.join("alice/work/src"));
-    assert_eq!(locate_srcdir(&base.join("alice/work/src"), "src").unwrap(), base.join("alice/work/src"));
-
-    write(&base.join("bob/src/BHMain.java"), "");
-    write(&base.join("bob/old/src/BHMain.java"), "");
-    let err = locate_srcdir(&base.join("bob"), "src").unwrap_err();
-    assert!(matches!(&err, SrcdirError::Ambiguous { found, .. } if found.len() == 2), "{err}");
-    assert!(err.to_string().contains(": old/src, src"), "{err}");
-
-    write(&base.join("carol/code/Main.java"), "");
-    write(&base.join("carol/src"), "a file, not a folder");
-    let err = locate_srcdir(&base.join("carol"), "src").unwrap_err();
-    assert!(matches!(err, SrcdirError::NotFound { .. }), "{err}");
 }

@@ -18,10 +18,9 @@ use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::compare::{self, Failure, StepKind};
+use super::compare::StepKind;
 use super::config::{self, Config};
 use super::StacscheckError;
-use crate::sandbox::{Command, Exit};
 /// One script run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
@@ -44,25 +43,6 @@ pub struct Step {
     pub input: Vec<u8>,
     /// The contents of [`Step::expected`], read once by [`Tree::load`].
     pub expected_output: Option<Vec<u8>>,
-}
-
-impl Step {
-    /// The command that runs this step as stacscheck would: `bash SCRIPT` in the submission's
-    /// `srcdir`, with `TESTDIR` and `SCRATCHDIR` set and [`Step::input`] on a pipe.
-    /// `scratchdir` must be a fresh, empty folder for this run, writable by the program.
-    pub fn command(&self, srcdir: &Path, scratchdir: &Path) -> Command {
-        Command::new("bash", srcdir)
-            .arg(&self.script)
-            .env("TESTDIR", &self.testdir)
-            .env("SCRATCHDIR", scratchdir)
-            .stdin(self.input.clone())
-    }
-
-    /// stacscheck's pass rule for a run that finished (the caller deals with limits first):
-    /// builds and tests must exit 0, infos always pass, prog output must match.
-    pub fn judge(&self, exit: Exit, stdout: &[u8], stderr: &[u8]) -> Result<(), Failure> {
-        compare::judge(self.kind, exit, stdout, stderr, self.expected_output.as_deref().unwrap_or_default())
-    }
 }
 
 /// A file of the tree that stacscheck would never use: almost always a mistake of the tree's
@@ -128,31 +108,6 @@ impl Tree {
         planner.add_subtree(&dir, &rel, guards)?;
         let Planner { steps, warnings, .. } = planner;
         Ok(Tree { root, target, config, steps, warnings })
-    }
-
-    /// The first build guarding step `step` that did not pass, if any: the reason to skip it.
-    /// `passed(i)` says whether step `i` ran and passed.
-    pub fn blocking_build(&self, step: usize, passed: impl Fn(usize) -> bool) -> Option<usize> {
-        self.steps[step].guarded_by.iter().copied().find(|&guard| !passed(guard))
-    }
-
-    /// Moves every path of the plan from the tree's root to `new_root`: for running against a
-    /// copy of the tree (say, one without the `.out` files, so that no submission can read
-    /// them; the plan already holds their contents).
-    pub fn rebase(&mut self, new_root: &Path) {
-        let old_root = std::mem::replace(&mut self.root, new_root.to_path_buf());
-        let moved = |path: &Path| match path.strip_prefix(&old_root) {
-            Ok(rel) => new_root.join(rel),
-            Err(_) => path.to_path_buf(),
-        };
-        self.target = moved(&self.target);
-        self.config.path = moved(&self.config.path);
-        for step in &mut self.steps {
-            step.script = moved(&step.script);
-            step.testdir = moved(&step.testdir);
-            step.stdin = step.stdin.as_deref().map(moved);
-            step.expected = step.expected.as_deref().map(moved);
-        }
     }
 }
 

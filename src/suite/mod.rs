@@ -240,17 +240,6 @@ impl<T> Suite<T> {
     }
 }
 
-impl Suite {
-    /// Keeps only the tests students may see (and, if given, one part), dropping empty parts.
-    pub fn restrict(&mut self, visible_only: bool, part: Option<&str>) {
-        self.parts.retain(|p| part.is_none_or(|wanted| p.id == wanted));
-        for p in &mut self.parts {
-            p.tests.retain(|t| t.def.visible || !visible_only);
-        }
-        self.parts.retain(|p| !p.tests.is_empty());
-    }
-}
-
 impl SuiteDefinition {
     /// Checks what no single test can: every derived solution has been written, and no two
     /// tests are identical (same kind, same puzzle text given the same way, same input: one

@@ -149,7 +149,8 @@ fn a_submission_that_does_not_build_fails_once_per_part_with_the_compilers_words
 #[test]
 fn junitparser_reads_every_case() {
     let ok = std::process::Command::new("python3").args(["-c", "import junitparser"]).status();
-    if !require("Python's junitparser", ok.is_ok_and(|status| status.success())) {
+    if !require("junit::junitparser_reads_every_case", "Python's junitparser", ok.is_ok_and(|status| status.success()))
+    {
         return;
     }
     let marked = marked();

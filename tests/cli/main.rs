@@ -17,6 +17,8 @@ mod outputs;
 mod reports;
 mod scale;
 mod signals;
+#[path = "../../src/skip.rs"]
+mod skip;
 mod slurm;
 mod stacscheck;
 mod student;

@@ -15,7 +15,7 @@ fn setpriv_as_root(test: &str) -> Option<&'static str> {
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
     if setpriv.is_none() || !root {
-        println!("skipped: {test}: needs root (to become nobody) and setpriv");
+        crate::skip::skipped(test, "needs root (to become nobody) and setpriv");
         return None;
     }
     setpriv

@@ -24,11 +24,9 @@ use crate::support::{bhgrade, repo};
 /// How often a poll of the cluster's answer is repeated.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Says on the real standard error (not captured by the test harness, so it shows in CI's log)
-/// why the test did not run.
+/// Says why the test did not run ([`crate::skip::skipped`]: a failure under `BHGRADE_NO_SKIP`).
 fn skip(why: &str) {
-    let _ =
-        writeln!(std::io::stderr(), "skipped: slurm::a_job_array_of_shards_merges_to_the_unsharded_gradebook: {why}");
+    crate::skip::skipped("slurm::a_job_array_of_shards_merges_to_the_unsharded_gradebook", why);
 }
 
 /// `name` on the PATH or in the sbin folders (root's PATH may lack them).

@@ -97,13 +97,12 @@ pub fn parent_of(pid: i32) -> i32 {
     stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)?.parse().ok()).unwrap_or(0)
 }
 
-/// Whether a test may go on that needs `what`: true when it is `available`. When it is not,
-/// the test says so ("skipped: ...") and is to return having checked nothing, unless
-/// `BHGRADE_NO_SKIP` is set (CI sets it after installing everything), when it fails instead.
-pub fn require(what: &str, available: bool) -> bool {
+/// Whether `test` may go on that needs `what`: true when it is `available`. When it is not,
+/// the test is said to be skipped ([`crate::skip::skipped`], a failure under
+/// `BHGRADE_NO_SKIP`) and is to return having checked nothing.
+pub fn require(test: &str, what: &str, available: bool) -> bool {
     if !available {
-        assert!(std::env::var_os("BHGRADE_NO_SKIP").is_none(), "BHGRADE_NO_SKIP is set and {what} is missing");
-        println!("skipped: {what} is not installed");
+        crate::skip::skipped(test, format!("{what} is not installed"));
     }
     available
 }

@@ -10,8 +10,8 @@
 
 use crate::build::lms::Lms;
 use crate::report::markdown::csv_field;
-use crate::report::model::ClassReport;
 use crate::report::roster::Roster;
+use crate::results::model::ClassReport;
 use crate::score;
 
 /// [`ClassReport`] (and the roster, when given) → the Canvas gradebook CSV.

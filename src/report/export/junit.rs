@@ -10,7 +10,7 @@
 
 use super::test_output;
 use crate::build::BuildVerdict;
-use crate::report::model::{BuildSection, ClassReport, PartReport, TestReport};
+use crate::results::model::{BuildSection, ClassReport, PartReport, TestReport};
 use crate::verdict::Verdict;
 
 /// How a verdict appears in JUnit.

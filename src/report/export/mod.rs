@@ -14,7 +14,7 @@ pub mod gradescope;
 pub mod junit;
 pub mod prairielearn;
 
-use super::model::TestReport;
+use crate::results::model::TestReport;
 use crate::score;
 
 /// A test's result as plain text for a reader that shows one block per test: the verdict,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::test_output;
 use crate::report::feedback;
-use crate::report::model::StudentReport;
+use crate::results::model::StudentReport;
 
 /// The whole results file.
 #[derive(Debug, Serialize)]
