@@ -1,5 +1,5 @@
-//! What both games' parsers read text with: Java `Scanner`-style tokens and the error they
-//! report.
+//! What both games' parsers read text with: Java `Scanner`-style tokens, numbers and solutions'
+//! integers, the largest deck, and the error they report.
 //!
 //! Input: the text of a puzzle, layout or solution file. Output: [`Token`]s with their 1-based
 //! line and column ([`Tokens`]), token text fit for a message ([`show`]), and [`ParseError`],
@@ -112,6 +112,48 @@ pub fn show(token: &str) -> String {
         shown.push_str("...");
     }
     format!("`{shown}`")
+}
+
+/// The largest deck (`R*S` cards) either game's parser accepts. Real files have 52 or 60 cards;
+/// the cap keeps a hostile or mistyped header from asking for a huge allocation.
+pub const MAX_CARDS: u64 = 1_000_000;
+
+/// What a token says as a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Number {
+    /// An integer that fits in `i64`.
+    Int(i64),
+    /// Digits (with an optional sign) too large for `i64`: still "a number" for messages.
+    Huge { negative: bool },
+    /// Not an integer at all.
+    NotInteger,
+}
+
+/// Classifies a token as `Scanner` would: an optional `+` or `-`, then ASCII digits.
+pub fn number(token: &str) -> Number {
+    let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Number::NotInteger;
+    }
+    match token.parse::<i64>() {
+        Ok(value) => Number::Int(value),
+        Err(_) => Number::Huge { negative: token.starts_with('-') },
+    }
+}
+
+/// Reads a candidate solution's integers: up to the first token that is not an integer, or the
+/// end of input (2021 practical, ruling 1; the 2022 one reads solutions the same way).
+///
+/// A token counts as an integer exactly when the starter's `Scanner.hasNextInt()` says so, so a
+/// token that does not fit in a Java `int` (e.g. `3000000000`) stops the reading as text would:
+/// the students' programs never see it, so the reference must not either.
+pub fn read_integers(text: &str) -> Vec<i64> {
+    Tokens::new(text)
+        .map_while(|token| match number(token.text) {
+            Number::Int(value) if i32::try_from(value).is_ok() => Some(value),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //!
 //! Input: a 64-bit seed. Output: a fixed sequence of 64-bit numbers, and numbers below a bound
 //! taken from them. Not for anything the reference decides: the solvers and the generators never
-//! use it (`GEN` is [`crate::blackhole::generate::JavaRandom`], byte for byte the starter's).
+//! use it (`GEN` is [`crate::java_random::JavaRandom`], byte for byte the starter's).
 //!
 //! ```
 //! use bhref::rng::SplitMix64;

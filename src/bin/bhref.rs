@@ -7,12 +7,13 @@
 //! extra lines asked for by flags, or a generated puzzle; `bhref: message` on standard error and
 //! exit status 2 for a bad puzzle or bad usage (3 for an undecided Late Binding solve).
 //!
-//! The parsing and the commands live in the reference's library: [`bhref::cli`] (Black Hole,
-//! the default, and what both games share) and [`bhref::latebinding::cli`]. The binary is built
+//! The parsing and the commands live in the reference's library: [`bhref::games`] picks the
+//! game, whose command line ([`bhref::blackhole::cli`], the default, or
+//! [`bhref::latebinding::cli`]) is built on what both share ([`bhref::cli`]). The binary is built
 //! from the harness's package, so `cargo install --path .` installs it beside `bhgrade`.
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    bhref::cli::main(std::env::args_os())
+    bhref::games::command_line(std::env::args_os())
 }

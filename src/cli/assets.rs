@@ -16,7 +16,7 @@ pub fn write(dir: &Path) -> Result<u8, CliError> {
     for folder in [&man, &completions] {
         std::fs::create_dir_all(folder).map_err(|e| failed("cannot make a folder", e))?;
     }
-    let commands = [Cli::command(), bhref::cli::command()];
+    let commands = [Cli::command(), bhref::games::command()];
     for command in commands {
         let name = command.get_name().to_string();
         clap_mangen::generate_to(command.clone(), &man).map_err(|e| failed("cannot write the man pages", e))?;

@@ -19,7 +19,7 @@ use crate::blackhole::parse::{parse_puzzle, read_integers, MAX_CARDS, MAX_PILES}
 use crate::blackhole::sat;
 use crate::blackhole::solve::{solve, Outcome};
 use crate::blackhole::stats::StatsArgs;
-use crate::cli::shared::{
+use crate::cli::{
     bounded_count, check_deck, check_sources, count, emit_check, emit_solve, emit_text, load, read_source, seed,
     ContractFlags, Failure, GameArg,
 };
@@ -311,7 +311,7 @@ fn run_sat(puzzle: &Puzzle, game: Game, flags: &ContractFlags) -> Result<(), Fai
         lines.push(format!("clauses: {}", answer.clauses));
         lines.push(format!("time: {:.3} s", answer.elapsed.as_secs_f64()));
     }
-    crate::cli::shared::emit(&lines);
+    crate::cli::emit(&lines);
     Ok(())
 }
 
@@ -323,11 +323,11 @@ fn run_gen(args: &GenArgs) -> Result<(), Failure> {
 
 /// Runs `bhref [--game blackhole] COMMAND ...` on `args` (the program's name first).
 pub fn main(args: Vec<OsString>) -> ExitCode {
-    let cli: BlackHoleCli = match crate::cli::shared::parse(BlackHoleCli::command(), "bhref", args) {
+    let cli: BlackHoleCli = match crate::cli::parse(BlackHoleCli::command(), "bhref", args) {
         Ok(cli) => cli,
         Err(status) => return status,
     };
-    crate::cli::shared::report(match &cli.command {
+    crate::cli::report(match &cli.command {
         BlackHoleCommand::Check(args) => run_check(Game::BlackHole, args),
         BlackHoleCommand::CheckWorm(args) => run_check(Game::WormHole, args),
         BlackHoleCommand::Solve(args) => run_solve(Game::BlackHole, args),

@@ -29,10 +29,9 @@
 //! assert_eq!(text, "5 1 2\n1\n4 3 -1\n2 5 -1\n");
 //! ```
 
-mod java_random;
 mod name;
 
-pub use java_random::JavaRandom;
+pub use crate::java_random::JavaRandom;
 pub use name::GenName;
 
 use std::fmt::Write as _;

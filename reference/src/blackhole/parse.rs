@@ -11,56 +11,14 @@
 
 use std::collections::HashMap;
 
-pub use crate::parse_util::{is_java_whitespace, ParseError};
+pub use crate::parse_util::{is_java_whitespace, read_integers, ParseError, MAX_CARDS};
 
 use crate::blackhole::model::{Card, Deck, Puzzle};
-use crate::parse_util::{show, Token, Tokens};
+use crate::parse_util::{number, show, Number, Token, Tokens};
 use crate::referee::{agreeing, count};
-
-/// The largest deck (`R*S` cards) the parser accepts. Real puzzles have 52 cards; the cap keeps a
-/// hostile or mistyped header from asking for a huge allocation.
-pub const MAX_CARDS: u64 = 1_000_000;
 
 /// The largest number of piles the parser accepts, for the same reason as [`MAX_CARDS`].
 pub const MAX_PILES: u64 = 1_000_000;
-
-/// What a token says as a number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Number {
-    /// An integer that fits in `i64`.
-    Int(i64),
-    /// Digits (with an optional sign) too large for `i64`: still "a number" for messages.
-    Huge { negative: bool },
-    /// Not an integer at all.
-    NotInteger,
-}
-
-/// Classifies a token as `Scanner` would: an optional `+` or `-`, then ASCII digits.
-fn number(token: &str) -> Number {
-    let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Number::NotInteger;
-    }
-    match token.parse::<i64>() {
-        Ok(value) => Number::Int(value),
-        Err(_) => Number::Huge { negative: token.starts_with('-') },
-    }
-}
-
-/// Reads a candidate solution's integers: up to the first token that is not an integer, or the
-/// end of input (ruling 1).
-///
-/// A token counts as an integer exactly when the starter's `Scanner.hasNextInt()` says so, so a
-/// token that does not fit in a Java `int` (e.g. `3000000000`) stops the reading as text would:
-/// the students' programs never see it, so the reference must not either.
-pub fn read_integers(text: &str) -> Vec<i64> {
-    Tokens::new(text)
-        .map_while(|token| match number(token.text) {
-            Number::Int(value) if i32::try_from(value).is_ok() => Some(value),
-            _ => None,
-        })
-        .collect()
-}
 
 /// Where a card was first seen, for the duplicate-card message.
 #[derive(Clone, Copy, Debug)]

@@ -1,7 +1,7 @@
 //! `bhref --game latebinding COMMAND ...`: the reference speaking the 2022 students' contract.
 //!
 //! Input: the command line ([`LateBindingCli`], parsed by the layer both games share,
-//! [`crate::cli::shared`]), a layout file (or standard input) and, for the check commands, a candidate
+//! [`crate::cli`]), a layout file (or standard input) and, for the check commands, a candidate
 //! solution from a file or standard input. Output: the contract's first line (`true`/`false`;
 //! a solution `n c1 d1 ...` or `-1`), extra lines asked for by flags, or a generated layout;
 //! `bhref: message` on standard error and exit status 2 for a bad layout or bad usage, 3 when a
@@ -19,7 +19,7 @@ use super::generate::{generate, DEFAULT_PILES, DEFAULT_RANKS, DEFAULT_SUITS};
 use super::model::{format_solution, Variant};
 use super::parse::{parse_layout, read_integers, MAX_CARDS};
 use super::solve::{solve, Outcome};
-use crate::cli::shared::{
+use crate::cli::{
     bounded_count, check_deck, check_sources, count, emit_check, emit_solve, emit_text, load, read_source, report,
     seed, ContractFlags, Failure, GameArg,
 };
@@ -222,11 +222,10 @@ fn run_gen(args: &GenArgs) -> Result<(), Failure> {
 
 /// Runs `bhref --game latebinding COMMAND ...` on `args` (the program's name first).
 pub fn main(args: Vec<OsString>) -> ExitCode {
-    let cli: LateBindingCli =
-        match crate::cli::shared::parse(LateBindingCli::command(), "bhref --game latebinding", args) {
-            Ok(cli) => cli,
-            Err(status) => return status,
-        };
+    let cli: LateBindingCli = match crate::cli::parse(LateBindingCli::command(), "bhref --game latebinding", args) {
+        Ok(cli) => cli,
+        Err(status) => return status,
+    };
     report(match &cli.command {
         LateBindingCommand::Check(args) => run_check(Variant::Plain, args),
         LateBindingCommand::GraceCheck(args) => run_check(Variant::Grace, args),

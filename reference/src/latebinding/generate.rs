@@ -3,7 +3,7 @@
 //! Input: a seed and the piles, ranks and suits, as `java LBSMain GEN seed [P=17] [R=13] [S=4]`
 //! takes them (piles first, unlike Black Hole's `GEN`). Output: the layout as a [`Layout`]
 //! ([`deal`]) or as the exact text the starter prints ([`generate`]), drawn with Black Hole's
-//! port of `java.util.Random` ([`crate::blackhole::generate::JavaRandom`]). [`GenName`]: a file
+//! port of `java.util.Random` ([`crate::java_random::JavaRandom`]). [`GenName`]: a file
 //! name that spells `GEN`'s arguments, as the course named its layouts.
 //!
 //! The algorithm (`docs/late-binding.md`, "The starter's generator"): with `N = R*S`,
@@ -25,7 +25,7 @@ pub use name::GenName;
 
 use std::fmt::Write as _;
 
-use crate::blackhole::generate::JavaRandom;
+use crate::java_random::JavaRandom;
 
 use super::model::{Card, Deck, Layout};
 

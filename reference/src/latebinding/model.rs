@@ -4,14 +4,14 @@
 //! [`Layout`], [`Variant`], [`Move`], the matching rule ([`cards_match`]) and the solution text
 //! ([`format_solution`]).
 //!
-//! Cards and decks are Black Hole's ([`crate::blackhole::model::Card`],
-//! [`crate::blackhole::model::Deck`]): cards `1..=R*S`, `rank(c) = (c-1) mod R`, and here also
+//! Cards and decks are the shared ones ([`crate::cards::Card`],
+//! [`crate::cards::Deck`]): cards `1..=R*S`, `rank(c) = (c-1) mod R`, and here also
 //! `suit(c) = (c-1) div R`
 //! (`docs/late-binding.md`, "Cards and matching").
 
 use std::fmt;
 
-pub use crate::blackhole::model::{Card, Deck};
+pub use crate::cards::{Card, Deck};
 
 /// The suit of `card` in `deck`, 0-based.
 pub fn suit(deck: Deck, card: Card) -> u32 {

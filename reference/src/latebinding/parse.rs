@@ -3,7 +3,7 @@
 //! Input: the text of a layout file and a name for messages, or the text of a candidate
 //! solution. Output: a validated [`Layout`] or a [`ParseError`] naming file, line, column, what
 //! was expected and what was found; for solutions, the integers as
-//! [`crate::blackhole::parse::read_integers`] reads them (Java `int`s up to the first other token).
+//! [`crate::parse_util::read_integers`] reads them (Java `int`s up to the first other token).
 //!
 //! Tokens are split where Java's `Scanner` splits them ([`is_java_whitespace`]) and a token is
 //! an integer exactly when `hasNextInt()` would say so (an optional sign, ASCII digits, within
@@ -13,8 +13,8 @@
 
 use std::collections::HashMap;
 
-pub use crate::blackhole::parse::{read_integers, MAX_CARDS};
 pub use crate::parse_util::ParseError;
+pub use crate::parse_util::{read_integers, MAX_CARDS};
 
 use crate::parse_util::{is_java_whitespace, show, Token, Tokens};
 

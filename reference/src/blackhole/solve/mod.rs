@@ -28,33 +28,16 @@ mod search;
 mod state;
 mod walk;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::blackhole::check::{self, Finding};
 use crate::blackhole::model::{Game, Move, Puzzle};
 
+pub use crate::budget::{Budget, Stats};
+
 use memo::DeadSet;
 use search::{End, Limits, Search};
 use state::{Layout, Position};
-
-/// Limits on one solve.
-#[derive(Clone, Debug)]
-pub struct Budget {
-    /// Give up after expanding this many search nodes. (A Black Hole search that gets past
-    /// [`ARC_TEST_AFTER`] also spends a bounded amount of work on the arc test, uncounted.)
-    pub max_nodes: u64,
-    /// Memory the memo of dead states may use; when full it stops growing (less pruning, never
-    /// a wrong answer).
-    pub memo_bytes: usize,
-    /// Give up after this much time, if set.
-    pub time: Option<Duration>,
-}
-
-impl Default for Budget {
-    fn default() -> Self {
-        Budget { max_nodes: 200_000_000, memo_bytes: 1 << 30, time: None }
-    }
-}
 
 /// The solver's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,15 +45,6 @@ pub enum Outcome {
     Solved(Vec<Move>),
     Unsolvable,
     GaveUp,
-}
-
-/// What a solve cost.
-#[derive(Clone, Debug, Default)]
-pub struct Stats {
-    pub nodes: u64,
-    pub elapsed: Duration,
-    pub peak_memo_entries: usize,
-    pub peak_memo_bytes: usize,
 }
 
 /// An outcome with its cost.

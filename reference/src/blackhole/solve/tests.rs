@@ -341,7 +341,7 @@ fn budgets_give_up_instead_of_guessing() {
     };
     let tiny = Budget { max_nodes: 1, ..Budget::default() };
     assert_eq!(solve(&puzzle, Game::BlackHole, &tiny).outcome, Outcome::GaveUp);
-    let timed = Budget { time: Some(Duration::ZERO), max_nodes: u64::MAX, ..Budget::default() };
+    let timed = Budget { time: Some(std::time::Duration::ZERO), max_nodes: u64::MAX, ..Budget::default() };
     let outcome = solve(&puzzle, Game::BlackHole, &timed).outcome;
     assert!(matches!(outcome, Outcome::GaveUp | Outcome::Solved(_) | Outcome::Unsolvable));
 }

@@ -37,7 +37,7 @@ mod search;
 
 use std::time::Instant;
 
-pub use crate::blackhole::solve::{Budget, Stats};
+pub use crate::budget::{Budget, Stats};
 
 use super::check::{check_moves, Table};
 use super::model::{Layout, Move, Variant};

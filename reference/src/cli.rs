@@ -1,4 +1,4 @@
-//! What both games' command lines share: the `--game` registry ([`GameName`]), the contract's
+//! What both games' command lines share: the `--game` names ([`GameName`]), the contract's
 //! flags ([`ContractFlags`]), reading a puzzle from a file or standard input, writing the
 //! answer, the GEN limits, the help layout and how a clap error becomes `bhref: message` and
 //! exit status 2 (help and version go to standard output with status 0).
@@ -15,7 +15,7 @@ use std::time::Duration;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum};
 
-use crate::blackhole::solve::{Budget, Stats};
+use crate::budget::{Budget, Stats};
 
 /// The games `--game` names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -1,4 +1,5 @@
-//! A faithful port of `java.util.Random`, as far as the starter's generator uses it.
+//! A faithful port of `java.util.Random`, as far as the starters' generators use it (both
+//! games' `GEN`).
 //!
 //! Input: a 64-bit seed. Output: the same stream of `next(bits)`, `nextInt()` and
 //! `nextInt(bound)` values the JDK produces for that seed, as the Java SE API documentation
