@@ -17,7 +17,7 @@
 
 use std::time::{Duration, Instant};
 
-use bhgrade::sandbox::{Command, Isolation, Layer, Limits, Policy, Sandbox};
+use bhgrade::sandbox::{Command, Isolation, Layer, LayerName, Limits, Policy, Sandbox};
 
 const LIMITS: Limits = Limits {
     wall: Duration::from_secs(20),
@@ -28,19 +28,19 @@ const LIMITS: Limits = Limits {
 
 /// The layers switched on cumulatively: a name, the layer that must be active for the row to
 /// mean anything, and the change to the policy.
-type Step = (&'static str, Option<&'static str>, fn(&mut Policy));
+type Step = (&'static str, Option<LayerName>, fn(&mut Policy));
 
 fn steps() -> Vec<Step> {
     vec![
         ("sandbox: process group, supervisor (subreaper), rlimits, pipes", None, |_| {}),
-        ("+ PID namespace", Some("supervisor"), |p| p.pid_namespace = true),
-        ("+ own /proc", Some("own /proc"), |p| p.own_proc = true),
-        ("+ network namespace", Some("network namespace"), |p| p.isolate_network = true),
-        ("+ IPC namespace", Some("ipc namespace"), |p| p.isolate_ipc = true),
-        ("+ cgroups (memory, pids)", Some("cgroup memory"), |p| p.use_cgroups = true),
-        ("+ Landlock", Some("filesystem (landlock)"), |p| p.landlock = true),
-        ("+ seccomp", Some("seccomp"), |p| p.seccomp = true),
-        ("+ unprivileged user (= auto)", Some("unprivileged user"), |p| p.run_as = Policy::default().run_as),
+        ("+ PID namespace", Some(LayerName::Supervisor), |p| p.pid_namespace = true),
+        ("+ own /proc", Some(LayerName::OwnProc), |p| p.own_proc = true),
+        ("+ network namespace", Some(LayerName::NetworkNamespace), |p| p.isolate_network = true),
+        ("+ IPC namespace", Some(LayerName::IpcNamespace), |p| p.isolate_ipc = true),
+        ("+ cgroups (memory, pids)", Some(LayerName::CgroupMemory), |p| p.use_cgroups = true),
+        ("+ Landlock", Some(LayerName::Landlock), |p| p.landlock = true),
+        ("+ seccomp", Some(LayerName::Seccomp), |p| p.seccomp = true),
+        ("+ unprivileged user (= auto)", Some(LayerName::UnprivilegedUser), |p| p.run_as = Policy::default().run_as),
     ]
 }
 
@@ -85,9 +85,9 @@ fn table(title: &str, program: &str, args: &[&str], runs: usize) {
         let sb = Sandbox::probe_with(&tmp.path().join(format!("scratch-{i}")), policy.clone()).expect("probe");
         let layers: Vec<Layer> = sb.layers();
         // The supervisor is always active; what matters here is whether it got its namespace.
-        let active = |want: &str| {
+        let active = |want: LayerName| {
             layers.iter().find(|l| l.name == want).is_some_and(|l| match want {
-                "supervisor" => l.detail.contains("own PID namespace"),
+                LayerName::Supervisor => l.detail.contains("own PID namespace"),
                 _ => l.active,
             })
         };

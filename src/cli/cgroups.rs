@@ -37,7 +37,7 @@ pub(super) fn enter_own_scope() -> Result<(), CliError> {
 /// one-line hint of the rows cannot say what to do on a machine without a systemd session.
 pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
     let layers = sandbox.layers();
-    let missing: Vec<_> = layers.iter().filter(|l| l.name.starts_with("cgroup ") && !l.active).collect();
+    let missing: Vec<_> = layers.iter().filter(|l| l.name.is_cgroup() && !l.active).collect();
     if missing.is_empty() {
         return None;
     }
@@ -57,7 +57,7 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
     }
     // In a delegated cgroup that lacks the controllers, another scope would lack them too: the
     // row says who can delegate them.
-    if missing.iter().any(|l| l.detail.contains("controller is not available in")) {
+    if missing.iter().any(|l| l.held_above) {
         return None;
     }
     if !bhgrade::sandbox::under_systemd() {

@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::{procs, Layer, SandboxError};
+use super::{procs, Layer, LayerName, SandboxError};
 
 /// Killed processes need a moment to leave the cgroup (a big JVM frees its memory first).
 const KILL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -80,13 +80,14 @@ pub(crate) struct Setup {
 }
 
 pub(crate) fn disabled_layers() -> Vec<Layer> {
-    ["cgroup memory", "cgroup pids"]
-        .iter()
+    [LayerName::CgroupMemory, LayerName::CgroupPids]
+        .into_iter()
         .map(|name| Layer {
-            name: name.to_string(),
+            name,
             active: false,
             required: true,
             detail: "disabled by policy".into(),
+            held_above: false,
         })
         .collect()
 }

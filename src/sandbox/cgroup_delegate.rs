@@ -46,16 +46,37 @@ pub(crate) struct Prepared {
     pub(crate) parent: PathBuf,
     /// The leaf the harness moved into during this probe, if it had to.
     pub(crate) leaf: Option<PathBuf>,
-    controllers: Vec<(&'static str, Result<(), String>)>,
+    controllers: Vec<(&'static str, Result<(), Missing>)>,
+}
+
+/// Why run cgroups cannot have a controller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Missing {
+    pub(crate) why: String,
+    /// The cgroup above does not pass the controller down: only whoever manages that cgroup
+    /// can delegate it, so another cgroup of this harness's would lack it too.
+    pub(crate) held_above: bool,
+}
+
+impl From<String> for Missing {
+    fn from(why: String) -> Missing {
+        Missing { why, held_above: false }
+    }
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
 }
 
 impl Prepared {
     /// Whether run cgroups get `controller` (enabled in the parent's `cgroup.subtree_control`).
-    pub(crate) fn controller(&self, controller: &str) -> Result<(), String> {
+    pub(crate) fn controller(&self, controller: &str) -> Result<(), Missing> {
         self.controllers
             .iter()
             .find(|(c, _)| *c == controller)
-            .map_or_else(|| Err(format!("{controller} was not asked for")), |(_, r)| r.clone())
+            .map_or_else(|| Err(format!("{controller} was not asked for").into()), |(_, r)| r.clone())
     }
 }
 
@@ -137,11 +158,12 @@ pub(crate) fn prepare(
         .iter()
         .map(|&c| {
             let result = if !has(&available, c) {
-                Err(not_available(&parent, c))
+                Err(Missing { why: not_available(&parent, c), held_above: true })
             } else if has(&enabled, c) {
                 Ok(())
             } else {
-                fs.write(&subtree, &format!("+{c}")).map_err(|e| format!("enabling {c} in {}: {e}", subtree.display()))
+                fs.write(&subtree, &format!("+{c}"))
+                    .map_err(|e| Missing::from(format!("enabling {c} in {}: {e}", subtree.display())))
             };
             (c, result)
         })

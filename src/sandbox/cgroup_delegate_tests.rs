@@ -251,7 +251,11 @@ fn a_harness_alone_in_a_delegated_scope_moves_into_its_leaf() {
     assert_eq!(prepared.controller("memory"), Ok(()));
     assert_eq!(prepared.controller("pids"), Ok(()));
     let cpuset = prepared.controller("cpuset").unwrap_err();
-    assert!(cpuset.contains("cpuset controller is not available in") && cpuset.contains("run-u7.scope"), "{cpuset}");
+    assert!(cpuset.held_above, "{cpuset}");
+    assert!(
+        cpuset.why.contains("cpuset controller is not available in") && cpuset.why.contains("run-u7.scope"),
+        "{cpuset}"
+    );
 
     // Probed again from inside its leaf (a second sandbox), the harness stays there and its
     // runs still go beside it.
@@ -396,7 +400,7 @@ fn refusal(fake: &Fake, result: &Result<Prepared, String>) -> String {
     match result {
         Ok(prepared) => {
             assert_claims_hold(fake, prepared);
-            prepared.controller("pids").unwrap_err()
+            prepared.controller("pids").unwrap_err().why
         }
         Err(why) => why.clone(),
     }

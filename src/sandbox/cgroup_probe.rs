@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::cgroup::{harness_tag, rmdir_patiently, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
-use super::cgroup_delegate::{self, Harness, Origin};
+use super::cgroup_delegate::{self, Harness, Missing, Origin};
 use super::cgroup_mount::{find_mount, is_cgroup_v2, own_cgroup, own_dir, own_v2_dir};
-use super::{procs, Layer};
+use super::{procs, Layer, LayerName};
 
 static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
 
@@ -22,25 +22,26 @@ pub(crate) fn probe(parent_override: Option<&Path>) -> (Option<Setup>, Vec<Layer
         let (found, leaf) = probe_v2(parent_override);
         (Version::V2, found, leaf)
     } else {
-        (Version::V1, ["memory", "pids", "cpuset"].map(probe_v1), None)
+        (Version::V1, ["memory", "pids", "cpuset"].map(|controller| probe_v1(controller).map_err(Missing::from)), None)
     };
     let label = if v2 { "cgroup v2" } else { "cgroup v1" };
     // Said because the harness's own cgroup changed (what `/proc/PID/cgroup` shows).
     let moved = leaf.as_deref().and_then(Path::file_name).map_or_else(String::new, |name| {
         format!(" (the harness moved itself into {}, so that this cgroup holds no process)", name.to_string_lossy())
     });
-    let layer = |name: &str, found: &Result<PathBuf, String>, what: String| Layer {
-        name: name.to_string(),
+    let layer = |name: LayerName, found: &Result<PathBuf, Missing>, what: String| Layer {
+        name,
         active: found.is_ok(),
         required: true,
+        held_above: found.as_ref().is_err_and(|missing| missing.held_above),
         detail: match found {
             Ok(parent) => format!("{label} under {}{moved}: {what}", parent.display()),
             Err(why) => format!("{label}: {why}"),
         },
     };
     let layers = vec![
-        layer("cgroup memory", &memory, "memory limit per run, OOM detected, peak measured".into()),
-        layer("cgroup pids", &pids, "pids.max per run, every process killed at the end".into()),
+        layer(LayerName::CgroupMemory, &memory, "memory limit per run, OOM detected, peak measured".into()),
+        layer(LayerName::CgroupPids, &pids, "pids.max per run, every process killed at the end".into()),
     ];
     let mut pinning = match &cpuset {
         Ok(parent) => Ok(format!("{label} cpuset under {}", parent.display())),
@@ -87,7 +88,7 @@ fn probe_v1(controller: &str) -> Result<PathBuf, String> {
 const V2_CONTROLLERS: [&str; 3] = ["memory", "pids", "cpuset"];
 
 /// The parent per controller, and the leaf the harness moved into to make it one.
-fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, String>; 3], Option<PathBuf>) {
+fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, Missing>; 3], Option<PathBuf>) {
     let me = Harness::this();
     let prepared = match parent_override {
         Some(dir) => cgroup_delegate::prepare(&Kernel, dir, &me, &V2_CONTROLLERS, Origin::Given),
@@ -97,7 +98,7 @@ fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, String>; 3], Op
         }),
     };
     let found = V2_CONTROLLERS.map(|controller| {
-        let prepared = prepared.as_ref().map_err(Clone::clone)?;
+        let prepared = prepared.as_ref().map_err(|why| Missing::from(why.clone()))?;
         prepared.controller(controller)?;
         try_parent(&prepared.parent, Version::V2, controller)?;
         Ok(prepared.parent.clone())

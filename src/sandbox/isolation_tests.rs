@@ -181,17 +181,16 @@ fn inputs_the_user_cannot_reach_are_staged() {
 #[test]
 fn isolation_off_keeps_only_the_limits() {
     let (_tmp, sb) = sandbox_with(Policy::for_isolation(Isolation::Off));
-    let mut missing: Vec<String> = sb.missing_layers().into_iter().map(|l| l.name).collect();
-    missing.sort();
+    let missing: Vec<LayerName> = sb.missing_layers().into_iter().map(|l| l.name).collect();
     // Off keeps the run's own session, but nothing that stops a program opening a terminal.
-    let mut expected = vec!["filesystem (landlock)", "ipc namespace", "network namespace", "terminal"];
+    let mut expected =
+        vec![LayerName::NetworkNamespace, LayerName::IpcNamespace, LayerName::Terminal, LayerName::Landlock];
     if procs::is_root() {
-        expected.push("unprivileged user");
+        expected.push(LayerName::UnprivilegedUser);
     }
-    expected.sort();
-    assert_eq!(missing, expected);
+    assert_eq!(missing, expected, "in the order the layers are listed");
     let layers = sb.layers();
-    for always in ["process group", "supervisor", "rlimits"] {
+    for always in [LayerName::ProcessGroup, LayerName::Supervisor, LayerName::Rlimits] {
         assert!(layers.iter().any(|l| l.name == always && l.active && l.required), "{always}");
     }
 }
@@ -213,7 +212,7 @@ fn an_unreachable_scratch_root_disables_the_user_switch() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     let sb = Sandbox::probe_with(&tmp.path().join("scratch"), Policy::default()).unwrap();
-    let user = sb.layers().into_iter().find(|l| l.name == "unprivileged user").unwrap();
+    let user = sb.layers().into_iter().find(|l| l.name == LayerName::UnprivilegedUser).unwrap();
     assert!(!user.active && user.detail.contains("cannot reach"), "{user:?}");
     assert!(sb.run_as().is_none());
 }

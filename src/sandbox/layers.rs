@@ -5,19 +5,95 @@ use serde::{Deserialize, Serialize};
 
 use super::{procs, Sandbox};
 
+/// The isolation layers, in the order [`Sandbox::layers`] lists them; each shown (in reports,
+/// `doctor` and JSON) by its name in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LayerName {
+    #[serde(rename = "process group")]
+    ProcessGroup,
+    #[serde(rename = "supervisor")]
+    Supervisor,
+    #[serde(rename = "cgroup memory")]
+    CgroupMemory,
+    #[serde(rename = "cgroup pids")]
+    CgroupPids,
+    #[serde(rename = "cpu pinning")]
+    CpuPinning,
+    #[serde(rename = "rlimits")]
+    Rlimits,
+    #[serde(rename = "pidfd")]
+    Pidfd,
+    #[serde(rename = "network namespace")]
+    NetworkNamespace,
+    #[serde(rename = "ipc namespace")]
+    IpcNamespace,
+    #[serde(rename = "own /proc")]
+    OwnProc,
+    #[serde(rename = "terminal")]
+    Terminal,
+    #[serde(rename = "keyring")]
+    Keyring,
+    #[serde(rename = "seccomp")]
+    Seccomp,
+    #[serde(rename = "disk quota")]
+    DiskQuota,
+    #[serde(rename = "filesystem (landlock)")]
+    Landlock,
+    #[serde(rename = "unprivileged user")]
+    UnprivilegedUser,
+}
+
+impl LayerName {
+    /// The layer's name in words, as reports show it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LayerName::ProcessGroup => "process group",
+            LayerName::Supervisor => "supervisor",
+            LayerName::CgroupMemory => "cgroup memory",
+            LayerName::CgroupPids => "cgroup pids",
+            LayerName::CpuPinning => "cpu pinning",
+            LayerName::Rlimits => "rlimits",
+            LayerName::Pidfd => "pidfd",
+            LayerName::NetworkNamespace => "network namespace",
+            LayerName::IpcNamespace => "ipc namespace",
+            LayerName::OwnProc => "own /proc",
+            LayerName::Keyring => "keyring",
+            LayerName::Seccomp => "seccomp",
+            LayerName::DiskQuota => "disk quota",
+            LayerName::Landlock => "filesystem (landlock)",
+            LayerName::UnprivilegedUser => "unprivileged user",
+            LayerName::Terminal => "terminal",
+        }
+    }
+
+    /// A layer that a run cgroup provides (what `doctor`'s cgroup advice is about).
+    pub const fn is_cgroup(self) -> bool {
+        matches!(self, LayerName::CgroupMemory | LayerName::CgroupPids)
+    }
+}
+
+impl std::fmt::Display for LayerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One isolation mechanism, for reports and the `doctor` table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layer {
-    pub name: String,
+    pub name: LayerName,
     pub active: bool,
     /// Part of full isolation: `strict` refuses to mark without it, `auto` warns.
     pub required: bool,
     /// What it does here, or why it is not active (with the OS error).
     pub detail: String,
+    /// Inactive because the cgroup above the harness does not pass the layer's controller
+    /// down: only whoever manages that cgroup can change it.
+    pub held_above: bool,
 }
 
-pub(crate) fn layer(name: &str, active: bool, required: bool, detail: String) -> Layer {
-    Layer { name: name.to_string(), active, required, detail }
+pub(crate) fn layer(name: LayerName, active: bool, required: bool, detail: String) -> Layer {
+    Layer { name, active, required, detail, held_above: false }
 }
 
 impl Sandbox {
@@ -26,14 +102,14 @@ impl Sandbox {
         // Without root, the namespaces are made inside a user namespace of the harness's user.
         let userns = if procs::is_root() { "" } else { " (inside a user namespace)" };
         let mut layers = vec![layer(
-            "process group",
+            LayerName::ProcessGroup,
             true,
             true,
             "own process group; SIGTERM, grace, SIGKILL; leftovers killed after the program exits".into(),
         )];
         layers.push(match &self.pidns {
             Ok(()) => layer(
-                "supervisor",
+                LayerName::Supervisor,
                 true,
                 true,
                 format!(
@@ -42,7 +118,7 @@ impl Sandbox {
                 ),
             ),
             Err(why) => layer(
-                "supervisor",
+                LayerName::Supervisor,
                 true,
                 true,
                 format!(
@@ -54,19 +130,19 @@ impl Sandbox {
         });
         layers.extend(self.cgroup_layers.iter().cloned().map(|mut l| {
             if !l.active {
-                l.detail.push_str(&self.without_cgroup(&l.name));
+                l.detail.push_str(&self.without_cgroup(l.name));
             }
             l
         }));
         layers.push(match &self.cpuset {
             Ok(what) => layer(
-                "cpu pinning",
+                LayerName::CpuPinning,
                 true,
                 false,
                 format!("{what}: a run asked for CPUs gets them as its cpuset.cpus, which its programs cannot widen"),
             ),
             Err(why) => layer(
-                "cpu pinning",
+                LayerName::CpuPinning,
                 true,
                 false,
                 format!(
@@ -83,7 +159,7 @@ impl Sandbox {
             (Err(why), false) => format!(", no RLIMIT_NPROC ({why})"),
         };
         layers.push(layer(
-            "rlimits",
+            LayerName::Rlimits,
             true,
             true,
             format!(
@@ -98,16 +174,16 @@ impl Sandbox {
             ),
         ));
         layers.push(match &self.pidfd {
-            Ok(()) => layer("pidfd", true, false, "exit noticed through a pidfd".into()),
-            Err(why) => layer("pidfd", false, false, format!("{why}; a waiter thread per run instead")),
+            Ok(()) => layer(LayerName::Pidfd, true, false, "exit noticed through a pidfd".into()),
+            Err(why) => layer(LayerName::Pidfd, false, false, format!("{why}; a waiter thread per run instead")),
         });
         layers.push(match &self.netns {
-            Ok(()) => layer("network namespace", true, true, format!("no network (empty namespace{userns})")),
-            Err(why) => layer("network namespace", false, true, format!("{why}{}", namespace_hint())),
+            Ok(()) => layer(LayerName::NetworkNamespace, true, true, format!("no network (empty namespace{userns})")),
+            Err(why) => layer(LayerName::NetworkNamespace, false, true, format!("{why}{}", namespace_hint())),
         });
         layers.push(match &self.ipcns {
             Ok(()) => layer(
-                "ipc namespace",
+                LayerName::IpcNamespace,
                 true,
                 true,
                 format!(
@@ -115,11 +191,11 @@ impl Sandbox {
                      and its POSIX message queues reach no other run and die with it"
                 ),
             ),
-            Err(why) => layer("ipc namespace", false, true, format!("{why}{}", namespace_hint())),
+            Err(why) => layer(LayerName::IpcNamespace, false, true, format!("{why}{}", namespace_hint())),
         });
         layers.push(match (&self.own_proc, &self.pidns) {
             (Ok(()), Ok(())) => layer(
-                "own /proc",
+                LayerName::OwnProc,
                 true,
                 false,
                 "a /proc of the run's own PID namespace, in a mount namespace made when the run starts: it lists \
@@ -127,7 +203,7 @@ impl Sandbox {
                     .into(),
             ),
             (Err(why), _) | (Ok(()), Err(why)) => layer(
-                "own /proc",
+                LayerName::OwnProc,
                 false,
                 false,
                 format!(
@@ -139,18 +215,18 @@ impl Sandbox {
         layers.push(self.terminal_layer());
         layers.push(match &self.keyring {
             Ok(()) => layer(
-                "keyring",
+                LayerName::Keyring,
                 true,
                 false,
                 "every program starts in a new, empty session keyring of its own: the marker's keys (Kerberos \
                  caches, tokens) are out of reach"
                     .into(),
             ),
-            Err(why) => layer("keyring", true, false, why.clone()),
+            Err(why) => layer(LayerName::Keyring, true, false, why.clone()),
         });
         layers.push(match &self.seccomp {
             Ok(filter) => layer(
-                "seccomp",
+                LayerName::Seccomp,
                 true,
                 false,
                 format!(
@@ -158,11 +234,11 @@ impl Sandbox {
                      bpf, perf, mounts and namespaces fail with EPERM (each is also closed by its own layer)"
                 ),
             ),
-            Err(why) => layer("seccomp", false, false, format!("{why}; every other layer holds without it")),
+            Err(why) => layer(LayerName::Seccomp, false, false, format!("{why}; every other layer holds without it")),
         });
         layers.push(match &self.quota {
             Ok(()) => layer(
-                "disk quota",
+                LayerName::DiskQuota,
                 true,
                 false,
                 format!(
@@ -172,7 +248,7 @@ impl Sandbox {
                 ),
             ),
             Err(why) => layer(
-                "disk quota",
+                LayerName::DiskQuota,
                 false,
                 false,
                 format!(
@@ -182,9 +258,9 @@ impl Sandbox {
             ),
         });
         layers.push(match &self.landlock {
-            Ok(abi) => layer("filesystem (landlock)", true, true, landlock_detail(*abi)),
+            Ok(abi) => layer(LayerName::Landlock, true, true, landlock_detail(*abi)),
             Err(why) => layer(
-                "filesystem (landlock)",
+                LayerName::Landlock,
                 false,
                 true,
                 format!(
@@ -195,21 +271,21 @@ impl Sandbox {
         });
         layers.push(match &self.run_as {
             Ok(Some(ids)) => layer(
-                "unprivileged user",
+                LayerName::UnprivilegedUser,
                 true,
                 true,
                 format!("programs run as uid {} gid {}; copies handed to it", ids.uid, ids.gid),
             ),
             Ok(None) if procs::is_root() => {
-                layer("unprivileged user", false, true, "programs run as root (Policy::run_as not set)".into())
+                layer(LayerName::UnprivilegedUser, false, true, "programs run as root (Policy::run_as not set)".into())
             }
             Ok(None) => layer(
-                "unprivileged user",
+                LayerName::UnprivilegedUser,
                 true,
                 true,
                 format!("programs run as the harness's own user (uid {})", procs::uid()),
             ),
-            Err(why) => layer("unprivileged user", false, true, why.clone()),
+            Err(why) => layer(LayerName::UnprivilegedUser, false, true, why.clone()),
         });
         layers
     }
@@ -222,19 +298,19 @@ impl Sandbox {
         let devices = super::DEVICES.join(", ");
         match (&self.landlock, self.run_as()) {
             (Ok(abi), _) => layer(
-                "terminal",
+                LayerName::Terminal,
                 true,
                 true,
                 format!("{session}; of /dev only {devices}{}", if *abi >= 5 { ", and no ioctl on them" } else { "" }),
             ),
             (Err(_), Some(ids)) => layer(
-                "terminal",
+                LayerName::Terminal,
                 true,
                 true,
                 format!("{session}; programs run as uid {}, who may not open the marker's terminal", ids.uid),
             ),
             (Err(why), None) => layer(
-                "terminal",
+                LayerName::Terminal,
                 false,
                 true,
                 format!(
@@ -246,25 +322,40 @@ impl Sandbox {
     }
 
     /// What stands in for a missing cgroup layer, and how an ordinary user gets the cgroup.
-    fn without_cgroup(&self, name: &str) -> String {
+    fn without_cgroup(&self, name: LayerName) -> String {
         let instead = match name {
-            "cgroup memory" => format!(
+            LayerName::CgroupMemory => format!(
                 "; instead, the resident memory of every process of the run (anonymous and shared pages, not its \
                  virtual size) is read from /proc every {} ms ({} ms near the limit) and the run is killed once \
                  past the limit (a JVM's reservations cost it nothing)",
                 super::watch::MEMORY_CHECK.as_millis(),
                 super::watch::MEMORY_CHECK_NEAR.as_millis()
             ),
-            "cgroup pids" => match self.nproc_scope() {
+            LayerName::CgroupPids => match self.nproc_scope() {
                 Ok(scope) => {
                     format!("; instead, RLIMIT_NPROC = {} (counts {scope})", self.nproc_backstop().unwrap_or_default())
                 }
                 Err(why) => format!("; no RLIMIT_NPROC either ({why}): a fork bomb is bounded only by the CPU limit"),
             },
-            _ => String::new(),
+            // Not a cgroup layer: nothing stands in for it here.
+            LayerName::ProcessGroup
+            | LayerName::Supervisor
+            | LayerName::CpuPinning
+            | LayerName::Rlimits
+            | LayerName::Pidfd
+            | LayerName::NetworkNamespace
+            | LayerName::IpcNamespace
+            | LayerName::OwnProc
+            | LayerName::Keyring
+            | LayerName::Seccomp
+            | LayerName::DiskQuota
+            | LayerName::Landlock
+            | LayerName::UnprivilegedUser
+            | LayerName::Terminal => String::new(),
         };
         // The way to get cgroups is said once: on the memory layer, or on the pids layer alone.
-        let hint = if name == "cgroup memory" || self.memory_cgroup_active() { cgroup_hint() } else { String::new() };
+        let hint =
+            if name == LayerName::CgroupMemory || self.memory_cgroup_active() { cgroup_hint() } else { String::new() };
         format!("{instead}{hint}")
     }
 

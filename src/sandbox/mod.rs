@@ -83,7 +83,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use cgroup::record_scope_failure;
-pub use layers::Layer;
+pub use layers::{Layer, LayerName};
 pub use own_scope::{own_scope, OwnScope, ScopeRequest};
 
 /// Whether this machine mounts the unified cgroup hierarchy (v2) at `/sys/fs/cgroup`.

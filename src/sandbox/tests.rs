@@ -424,13 +424,19 @@ fn parallel_runs() {
 fn layers_are_reported() {
     let (_tmp, sb) = sandbox();
     let layers = sb.layers();
-    let names: Vec<&str> = layers.iter().map(|l| l.name.as_str()).collect();
-    for want in ["process group", "cgroup memory", "cgroup pids", "rlimits", "network namespace"] {
+    let names: Vec<LayerName> = layers.iter().map(|l| l.name).collect();
+    for want in [
+        LayerName::ProcessGroup,
+        LayerName::CgroupMemory,
+        LayerName::CgroupPids,
+        LayerName::Rlimits,
+        LayerName::NetworkNamespace,
+    ] {
         assert!(names.contains(&want), "{names:?}");
     }
     assert!(layers.iter().all(|l| !l.detail.is_empty()));
     let (_tmp, sb) = sandbox_with(no_cgroups());
-    let memory = sb.layers().into_iter().find(|l| l.name == "cgroup memory").unwrap();
+    let memory = sb.layers().into_iter().find(|l| l.name == LayerName::CgroupMemory).unwrap();
     assert!(!memory.active);
 }
 
@@ -449,7 +455,7 @@ fn runs_as_another_user_when_asked() {
     let (tmp, sb) = sandbox_with(policy);
     let out = sb.run(&sh(&tmp, "id -u; id -g; touch $HOME/f && echo ok"), &limits(5000)).unwrap();
     assert_eq!(out.stdout, b"65534\n65534\nok\n", "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(sb.layers().iter().any(|l| l.name == "unprivileged user" && l.active));
+    assert!(sb.layers().iter().any(|l| l.name == LayerName::UnprivilegedUser && l.active));
 }
 
 #[test]
@@ -468,7 +474,7 @@ fn without_pidfd_a_waiter_thread_notices_the_exit() {
 #[test]
 fn pids_limit_stops_forking() {
     let (tmp, sb) = sandbox_with(Policy { pids_max: 8, ..Policy::default() });
-    if !sb.layers().iter().any(|l| l.name == "cgroup pids" && l.active) {
+    if !sb.layers().iter().any(|l| l.name == LayerName::CgroupPids && l.active) {
         return skipped("pids_limit_stops_forking", "the cgroup pids layer is inactive");
     }
     let script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1014 & done; wait";

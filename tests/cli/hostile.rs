@@ -13,7 +13,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use bhgrade::sandbox::{Layer, Policy, Sandbox};
+use bhgrade::sandbox::{Layer, LayerName, Policy, Sandbox};
 
 use crate::support::{bhgrade, copy_tree, repo};
 
@@ -23,10 +23,10 @@ struct Case {
     build: &'static str,
     verdict: &'static str,
     /// Layers without which the case would do real harm or prove nothing.
-    needs: &'static [&'static str],
+    needs: &'static [LayerName],
 }
 
-const LANDLOCK: &str = "filesystem (landlock)";
+const LANDLOCK: LayerName = LayerName::Landlock;
 
 const fn case(name: &'static str, verdict: &'static str) -> Case {
     Case { name, build: "ok", verdict, needs: &[] }
@@ -37,7 +37,7 @@ const CORPUS: &[Case] = &[
     case("busy-loop", "time_limit"),
     // Pinned to one core, the bomb's shells may fill the memory cgroup before the run's time is
     // up: stopped either way, and either verdict is the truth.
-    Case { needs: &["cgroup pids"], ..case("fork-bomb", "time_limit or memory_limit") },
+    Case { needs: &[LayerName::CgroupPids], ..case("fork-bomb", "time_limit or memory_limit") },
     case("setsid-escape", "accepted"),
     case("ignore-sigterm", "time_limit"),
     case("orphan-writer", "accepted"),
@@ -56,16 +56,16 @@ const CORPUS: &[Case] = &[
     Case { needs: &[LANDLOCK], ..case("write-outside", "accepted") },
     Case { needs: &[LANDLOCK], ..case("read-expected", "accepted") },
     Case { needs: &[LANDLOCK], ..case("read-other-student", "accepted") },
-    Case { needs: &["network namespace"], ..case("connect-loopback", "accepted") },
-    Case { needs: &["terminal"], ..case("terminal-inject", "accepted") },
+    Case { needs: &[LayerName::NetworkNamespace], ..case("connect-loopback", "accepted") },
+    Case { needs: &[LayerName::Terminal], ..case("terminal-inject", "accepted") },
     // Without seccomp, a key a build adds to the run user's own keyring is seen by its run.
-    Case { needs: &["keyring", "seccomp"], ..case("keyring-read", "accepted") },
-    Case { needs: &["ipc namespace"], ..case("ipc-exchange", "accepted") },
+    Case { needs: &[LayerName::Keyring, LayerName::Seccomp], ..case("keyring-read", "accepted") },
+    Case { needs: &[LayerName::IpcNamespace], ..case("ipc-exchange", "accepted") },
     // Both attack a stacscheck tree (tests/cli/stacscheck.rs); with a suite, tree-swap has no
     // tree to forge, and src-link's build is the student's failure.
     case("tree-swap", "accepted"),
     // Fills the disk of its own, then cannot build; see also the test of it beside another.
-    Case { build: "build_failed", needs: &["disk quota"], ..case("disk-filler", "not_run") },
+    Case { build: "build_failed", needs: &[LayerName::DiskQuota], ..case("disk-filler", "not_run") },
     Case { build: "build_failed", ..case("src-link", "not_run") },
     Case { build: "build_timeout", ..case("build-never-ends", "not_run") },
     case("build-daemon", "accepted"),
@@ -176,8 +176,7 @@ fn the_hostile_corpus_is_contained() {
     drop(probe);
     let mut skipped = Vec::new();
     for case in CORPUS {
-        let missing: Vec<&Layer> =
-            layers.iter().filter(|l| case.needs.contains(&l.name.as_str()) && !l.active).collect();
+        let missing: Vec<&Layer> = layers.iter().filter(|l| case.needs.contains(&l.name) && !l.active).collect();
         if let Some(layer) = missing.first() {
             crate::skip::skipped(case.name, format!("{} unavailable: {}", layer.name, layer.detail));
             let path = subs.join(case.name);
@@ -407,7 +406,7 @@ pub(crate) fn sysv_objects() -> Vec<String> {
 #[test]
 fn a_student_who_fills_the_disk_fails_alone() {
     if !Sandbox::probe(&std::env::temp_dir().join("bhgrade-quota-probe"))
-        .is_ok_and(|sb| sb.layers().iter().any(|l| l.name == "disk quota" && l.active))
+        .is_ok_and(|sb| sb.layers().iter().any(|l| l.name == LayerName::DiskQuota && l.active))
     {
         println!("skipped: a_student_who_fills_the_disk_fails_alone: no disk quota here (needs root)");
         return;
