@@ -15,65 +15,73 @@ use std::time::{Duration, Instant};
 
 use bhgrade::sandbox::{Layer, LayerName, Policy, Sandbox};
 
-use crate::support::{bhgrade, copy_tree, repo};
+use bhgrade::build::BuildVerdict;
+use bhgrade::verdict::Verdict;
+
+use crate::support::{bhgrade, copy_tree, repo, typed};
 
 /// One case of the corpus: what marking it must give, and what it needs from the machine.
 struct Case {
     name: &'static str,
-    build: &'static str,
-    verdict: &'static str,
+    build: BuildVerdict,
+    /// The verdicts any of which is right.
+    verdict: &'static [Verdict],
     /// Layers without which the case would do real harm or prove nothing.
     needs: &'static [LayerName],
 }
 
 const LANDLOCK: LayerName = LayerName::Landlock;
 
-const fn case(name: &'static str, verdict: &'static str) -> Case {
-    Case { name, build: "ok", verdict, needs: &[] }
+const fn case(name: &'static str, verdict: &'static [Verdict]) -> Case {
+    Case { name, build: BuildVerdict::Ok, verdict, needs: &[] }
 }
 
 const CORPUS: &[Case] = &[
-    case("sleep-forever", "time_limit"),
-    case("busy-loop", "time_limit"),
+    case("sleep-forever", &[Verdict::TimeLimit]),
+    case("busy-loop", &[Verdict::TimeLimit]),
     // Pinned to one core, the bomb's shells may fill the memory cgroup before the run's time is
     // up: stopped either way, and either verdict is the truth.
-    Case { needs: &[LayerName::CgroupPids], ..case("fork-bomb", "time_limit or memory_limit") },
-    case("setsid-escape", "accepted"),
-    case("ignore-sigterm", "time_limit"),
-    case("orphan-writer", "accepted"),
-    case("flood-stdout", "output_limit"),
-    case("flood-stderr", "output_limit"),
-    case("long-line", "output_limit"),
-    case("binary-output", "format_error"),
-    case("heap-exhaustion", "memory_limit"),
-    case("native-memory", "memory_limit"),
-    case("stack-overflow", "runtime_error"),
-    case("crash-signal", "runtime_error"),
-    case("exit-1", "runtime_error"),
-    case("exit-3", "runtime_error"),
-    case("exit-255", "runtime_error"),
-    case("stdin-forever", "accepted"),
-    Case { needs: &[LANDLOCK], ..case("write-outside", "accepted") },
-    Case { needs: &[LANDLOCK], ..case("read-expected", "accepted") },
-    Case { needs: &[LANDLOCK], ..case("read-other-student", "accepted") },
-    Case { needs: &[LayerName::NetworkNamespace], ..case("connect-loopback", "accepted") },
-    Case { needs: &[LayerName::Terminal], ..case("terminal-inject", "accepted") },
+    Case { needs: &[LayerName::CgroupPids], ..case("fork-bomb", &[Verdict::TimeLimit, Verdict::MemoryLimit]) },
+    case("setsid-escape", &[Verdict::Accepted]),
+    case("ignore-sigterm", &[Verdict::TimeLimit]),
+    case("orphan-writer", &[Verdict::Accepted]),
+    case("flood-stdout", &[Verdict::OutputLimit]),
+    case("flood-stderr", &[Verdict::OutputLimit]),
+    case("long-line", &[Verdict::OutputLimit]),
+    case("binary-output", &[Verdict::FormatError]),
+    case("heap-exhaustion", &[Verdict::MemoryLimit]),
+    case("native-memory", &[Verdict::MemoryLimit]),
+    case("stack-overflow", &[Verdict::RuntimeError]),
+    case("crash-signal", &[Verdict::RuntimeError]),
+    case("exit-1", &[Verdict::RuntimeError]),
+    case("exit-3", &[Verdict::RuntimeError]),
+    case("exit-255", &[Verdict::RuntimeError]),
+    case("stdin-forever", &[Verdict::Accepted]),
+    Case { needs: &[LANDLOCK], ..case("write-outside", &[Verdict::Accepted]) },
+    Case { needs: &[LANDLOCK], ..case("read-expected", &[Verdict::Accepted]) },
+    Case { needs: &[LANDLOCK], ..case("read-other-student", &[Verdict::Accepted]) },
+    Case { needs: &[LayerName::NetworkNamespace], ..case("connect-loopback", &[Verdict::Accepted]) },
+    Case { needs: &[LayerName::Terminal], ..case("terminal-inject", &[Verdict::Accepted]) },
     // Without seccomp, a key a build adds to the run user's own keyring is seen by its run.
-    Case { needs: &[LayerName::Keyring, LayerName::Seccomp], ..case("keyring-read", "accepted") },
-    Case { needs: &[LayerName::IpcNamespace], ..case("ipc-exchange", "accepted") },
+    Case { needs: &[LayerName::Keyring, LayerName::Seccomp], ..case("keyring-read", &[Verdict::Accepted]) },
+    Case { needs: &[LayerName::IpcNamespace], ..case("ipc-exchange", &[Verdict::Accepted]) },
     // Both attack a stacscheck tree (tests/cli/stacscheck.rs); with a suite, tree-swap has no
     // tree to forge, and src-link's build is the student's failure.
-    case("tree-swap", "accepted"),
+    case("tree-swap", &[Verdict::Accepted]),
     // Fills the disk of its own, then cannot build; see also the test of it beside another.
-    Case { build: "build_failed", needs: &[LayerName::DiskQuota], ..case("disk-filler", "not_run") },
-    Case { build: "build_failed", ..case("src-link", "not_run") },
-    Case { build: "build_timeout", ..case("build-never-ends", "not_run") },
-    case("build-daemon", "accepted"),
-    Case { build: "build_failed", ..case("archive-dotdot", "not_run") },
-    Case { build: "build_failed", ..case("archive-absolute", "not_run") },
-    case("archive-symlink", "accepted"),
-    case("sparse-write", "accepted"),
-    Case { build: "build_failed", ..case("sparse-submission", "not_run") },
+    Case {
+        build: BuildVerdict::BuildFailed,
+        needs: &[LayerName::DiskQuota],
+        ..case("disk-filler", &[Verdict::NotRun])
+    },
+    Case { build: BuildVerdict::BuildFailed, ..case("src-link", &[Verdict::NotRun]) },
+    Case { build: BuildVerdict::BuildTimeout, ..case("build-never-ends", &[Verdict::NotRun]) },
+    case("build-daemon", &[Verdict::Accepted]),
+    Case { build: BuildVerdict::BuildFailed, ..case("archive-dotdot", &[Verdict::NotRun]) },
+    Case { build: BuildVerdict::BuildFailed, ..case("archive-absolute", &[Verdict::NotRun]) },
+    case("archive-symlink", &[Verdict::Accepted]),
+    case("sparse-write", &[Verdict::Accepted]),
+    Case { build: BuildVerdict::BuildFailed, ..case("sparse-submission", &[Verdict::NotRun]) },
 ];
 
 /// The well-behaved submission marked in the same run.
@@ -128,7 +136,7 @@ fn survivors(base: &Path) -> Vec<(i32, String)> {
     found
 }
 
-fn verdicts(report: &serde_json::Value) -> Vec<(String, String, u64)> {
+fn verdicts(report: &serde_json::Value) -> Vec<(String, Option<Verdict>, u64)> {
     report["parts"]
         .as_array()
         .into_iter()
@@ -136,7 +144,7 @@ fn verdicts(report: &serde_json::Value) -> Vec<(String, String, u64)> {
         .flat_map(|part| part["tests"].as_array().into_iter().flatten())
         .map(|t| {
             let id = t["id"].as_str().unwrap_or_default().to_string();
-            (id, t["verdict"].as_str().unwrap_or_default().to_string(), t["wall_ms"].as_u64().unwrap_or(0))
+            (id, typed(&t["verdict"]), t["wall_ms"].as_u64().unwrap_or(0))
         })
         .collect()
 }
@@ -241,12 +249,12 @@ fn the_hostile_corpus_is_contained() {
             problems.push(format!("{}: no readable report", case.name));
             continue;
         };
-        let build = report["build"]["verdict"].as_str().unwrap_or_default().to_string();
+        let build: Option<BuildVerdict> = typed(&report["build"]["verdict"]);
         let tests = verdicts(&report);
-        let verdict = tests.first().map_or("missing".to_string(), |(_, v, _)| v.clone());
-        if build != case.build || tests.len() != 1 || !case.verdict.split(" or ").any(|v| v == verdict) {
+        let verdict: Option<Verdict> = tests.first().and_then(|(_, verdict, _)| *verdict);
+        if build != Some(case.build) || tests.len() != 1 || !verdict.is_some_and(|v| case.verdict.contains(&v)) {
             problems.push(format!(
-                "{}: build {build} and {tests:?}, expected build {} and {}",
+                "{}: build {build:?} and {tests:?}, expected build {:?} and one of {:?}",
                 case.name, case.build, case.verdict
             ));
         }
@@ -256,6 +264,7 @@ fn the_hostile_corpus_is_contained() {
         }
         let own: Vec<&(i32, String)> = left.iter().filter(|(_, what)| what.starts_with(case.name)).collect();
         let ms = report["build"]["wall_ms"].as_u64().unwrap_or(0) + tests.iter().map(|t| t.2).sum::<u64>();
+        let (build, verdict) = (build.map_or("missing", BuildVerdict::name), verdict.map_or("missing", Verdict::name));
         table.push(format!("| {} | {build} | {verdict} | {} | {:.1} s |", case.name, own.len(), ms as f64 / 1000.0));
     }
     println!("{}", table.join("\n"));
@@ -265,9 +274,9 @@ fn the_hostile_corpus_is_contained() {
         serde_json::from_str(&fs::read_to_string(out.join(format!("students/{VICTIM}.json"))).unwrap_or_default())
             .unwrap_or_default();
     let victim_verdicts = verdicts(&victim);
-    if victim["build"]["verdict"] != "ok"
+    if typed(&victim["build"]["verdict"]) != Some(BuildVerdict::Ok)
         || victim_verdicts.is_empty()
-        || victim_verdicts.iter().any(|(_, v, _)| v != "accepted")
+        || victim_verdicts.iter().any(|(_, v, _)| *v != Some(Verdict::Accepted))
         || victim["score"] != victim["max_score"]
     {
         problems.push(format!("{VICTIM}: not a full, correct report: {victim_verdicts:?}"));
@@ -446,7 +455,7 @@ fn a_student_who_fills_the_disk_fails_alone() {
     let victim = report(VICTIM);
     assert_eq!(victim["score"], victim["max_score"], "{stderr}");
     let filler = report("disk-filler");
-    assert_eq!(filler["build"]["verdict"], "build_failed", "{filler:#}");
+    assert_eq!(typed(&filler["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{filler:#}");
     assert_eq!(left, 0, "scratch left on the small file system");
 }
 
@@ -551,7 +560,7 @@ fn a_tree_nested_past_path_max_is_the_students_failure() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let report: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("students/deep.json")).expect("report")).expect("JSON");
-    assert_eq!(report["build"]["verdict"], "build_failed", "{report:#}");
+    assert_eq!(typed(&report["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{report:#}");
     assert!(report["build"]["detail"].as_str().unwrap_or_default().contains("longer than the system allows"));
     // The fixture's own tree cannot be removed by a plain remove_dir_all either.
     let _ = std::process::Command::new("rm").arg("-rf").arg(&class).status();
@@ -614,5 +623,5 @@ fn a_run_whose_supervisor_is_killed_from_outside_is_run_again() {
     assert!(!stderr.contains("harness problem"), "{stderr}");
     let report: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("students/waits.json")).expect("report")).expect("JSON");
-    assert_eq!(report["parts"][0]["tests"][0]["verdict"], "accepted", "{report:#}");
+    assert_eq!(typed(&report["parts"][0]["tests"][0]["verdict"]), Some(Verdict::Accepted), "{report:#}");
 }

@@ -4,11 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::support::{bhgrade, copy_tree, repo};
+use bhgrade::build::BuildVerdict;
+use bhgrade::verdict::Verdict;
+
+use crate::support::{bhgrade, copy_tree, repo, typed};
 
 /// The tests each fixture does not pass, and how; every other test must be accepted.
-fn failures(fixture: &str) -> BTreeMap<&'static str, &'static str> {
-    let wrong = |ids: &[&'static str]| ids.iter().map(|id| (*id, "wrong_answer")).collect();
+fn failures(fixture: &str) -> BTreeMap<&'static str, Verdict> {
+    let wrong = |ids: &[&'static str]| ids.iter().map(|id| (*id, Verdict::WrongAnswer)).collect();
     match fixture {
         "correct" | "debug-after-first-line" => BTreeMap::new(),
         // The layout on standard input: `SOLVE` with no file prints its usage, `SOLVE -` looks
@@ -21,7 +24,7 @@ fn failures(fixture: &str) -> BTreeMap<&'static str, &'static str> {
             "part3/unsolvable-with-grace-dash",
         ]
         .into_iter()
-        .map(|id| (id, "format_error"))
+        .map(|id| (id, Verdict::FormatError))
         .collect(),
         "accepts-two-piles" => wrong(&["part1/one-move-short", "part3/one-move-short"]),
         "always-true" => wrong(&[
@@ -110,14 +113,14 @@ fn every_late_binding_fixture_gets_the_verdicts_of_its_defect() {
     for name in &names {
         let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
         let report: serde_json::Value = serde_json::from_str(&text).unwrap();
-        assert_eq!(report["build"]["verdict"], "ok", "{name}");
-        let got: BTreeMap<String, String> = report["parts"]
+        assert_eq!(typed(&report["build"]["verdict"]), Some(BuildVerdict::Ok), "{name}");
+        let got: BTreeMap<String, Verdict> = report["parts"]
             .as_array()
             .unwrap()
             .iter()
             .flat_map(|part| part["tests"].as_array().unwrap().clone())
-            .filter(|test| test["verdict"] != "accepted")
-            .map(|test| (test["id"].as_str().unwrap().to_string(), test["verdict"].as_str().unwrap().to_string()))
+            .map(|test| (test["id"].as_str().unwrap().to_string(), typed(&test["verdict"]).expect("a verdict")))
+            .filter(|(_, verdict)| *verdict != Verdict::Accepted)
             .collect();
         if name == "no-visited-set" {
             // Out of time on the hard groups (how many of their layouts a search with every
@@ -133,21 +136,21 @@ fn every_late_binding_fixture_gets_the_verdicts_of_its_defect() {
             ]
             .into();
             assert!(got.keys().all(|id| hard.contains(id.as_str())), "{name}: {got:?}");
-            assert!(got.values().all(|verdict| verdict == "time_limit"), "{name}: {got:?}");
+            assert!(got.values().all(|verdict| *verdict == Verdict::TimeLimit), "{name}: {got:?}");
             assert!(got.contains_key("part2/hard-solvable"), "{name}: {got:?}");
             continue;
         }
-        let want: BTreeMap<String, String> =
-            failures(name).into_iter().map(|(id, verdict)| (id.to_string(), verdict.to_string())).collect();
+        let want: BTreeMap<String, Verdict> =
+            failures(name).into_iter().map(|(id, verdict)| (id.to_string(), verdict)).collect();
         // Cut to 3 s, a hard test may also run out of time for a slow defective solver on a
         // slow machine: that says nothing about the defect, so it stands for either verdict.
         let timed_out: BTreeSet<String> = got
             .iter()
-            .filter(|(id, verdict)| id.contains("/hard-") && verdict.as_str() == "time_limit")
+            .filter(|(id, verdict)| id.contains("/hard-") && **verdict == Verdict::TimeLimit)
             .map(|(id, _)| id.clone())
             .collect();
-        let got: BTreeMap<String, String> = got.into_iter().filter(|(id, _)| !timed_out.contains(id)).collect();
-        let want: BTreeMap<String, String> = want.into_iter().filter(|(id, _)| !timed_out.contains(id)).collect();
+        let got: BTreeMap<String, Verdict> = got.into_iter().filter(|(id, _)| !timed_out.contains(id)).collect();
+        let want: BTreeMap<String, Verdict> = want.into_iter().filter(|(id, _)| !timed_out.contains(id)).collect();
         // A test that gives the layout on standard input is reproduced that way.
         let example_stdin = report["parts"][1]["tests"]
             .as_array()

@@ -6,7 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::support::{mark_command, marked, quick_suite, repo};
+use bhgrade::build::BuildVerdict;
+use bhgrade::verdict::Verdict;
+
+use crate::support::{mark_command, marked, quick_suite, repo, typed};
 
 /// Every test of the bundled suite, in suite order.
 const TESTS: [&str; 50] = [
@@ -127,44 +130,46 @@ fn solves() -> impl Iterator<Item = &'static str> {
 /// A fixture's expected build verdict, the verdict of most of its tests, and the exceptions.
 struct Expectation {
     student: &'static str,
-    build: &'static str,
-    usual: &'static str,
-    exceptions: Vec<(&'static str, &'static str)>,
+    build: BuildVerdict,
+    usual: Verdict,
+    exceptions: Vec<(&'static str, Verdict)>,
 }
 
 fn expectations() -> Vec<Expectation> {
-    let all = |student, usual| Expectation { student, build: "ok", usual, exceptions: vec![] };
+    let all = |student, usual| Expectation { student, build: BuildVerdict::Ok, usual, exceptions: vec![] };
     let except = |student, tests: &mut dyn Iterator<Item = &'static str>, verdict| Expectation {
         student,
-        build: "ok",
-        usual: "accepted",
+        build: BuildVerdict::Ok,
+        usual: Verdict::Accepted,
         exceptions: tests.map(|test| (test, verdict)).collect(),
     };
+    let unbuilt = |student, build| Expectation { student, build, usual: Verdict::NotRun, exceptions: vec![] };
     vec![
-        all("correct", "accepted"),
-        all("build-not-executable", "accepted"),
-        all("output-quirks", "accepted"),
-        all("stale-classes", "accepted"),
-        all("crashes", "runtime_error"),
-        except("check-always-true", &mut FALSE_CHECKS.into_iter(), "wrong_answer"),
-        except("check-one-short", &mut ONE_SHORT.into_iter(), "wrong_answer"),
-        except("worm-card-left", &mut CARD_LEFT_IN_WORM.into_iter(), "wrong_answer"),
-        except("solve-empty-zero", &mut EMPTY_LAYOUT.into_iter(), "wrong_answer"),
-        except("invalid-moves", &mut SOLVABLE.into_iter(), "wrong_answer"),
-        except("always-gives-up", &mut solves(), "gave_up"),
-        except("never-ends", &mut EMPTY_LAYOUT.into_iter(), "time_limit"),
-        Expectation { student: "does-not-compile", build: "build_failed", usual: "not_run", exceptions: vec![] },
-        Expectation { student: "no-build-script", build: "no_build_script", usual: "not_run", exceptions: vec![] },
+        all("correct", Verdict::Accepted),
+        all("build-not-executable", Verdict::Accepted),
+        all("output-quirks", Verdict::Accepted),
+        all("stale-classes", Verdict::Accepted),
+        all("crashes", Verdict::RuntimeError),
+        except("check-always-true", &mut FALSE_CHECKS.into_iter(), Verdict::WrongAnswer),
+        except("check-one-short", &mut ONE_SHORT.into_iter(), Verdict::WrongAnswer),
+        except("worm-card-left", &mut CARD_LEFT_IN_WORM.into_iter(), Verdict::WrongAnswer),
+        except("solve-empty-zero", &mut EMPTY_LAYOUT.into_iter(), Verdict::WrongAnswer),
+        except("invalid-moves", &mut SOLVABLE.into_iter(), Verdict::WrongAnswer),
+        except("always-gives-up", &mut solves(), Verdict::GaveUp),
+        except("never-ends", &mut EMPTY_LAYOUT.into_iter(), Verdict::TimeLimit),
+        unbuilt("does-not-compile", BuildVerdict::BuildFailed),
+        unbuilt("no-build-script", BuildVerdict::NoBuildScript),
     ]
 }
 
-fn verdicts(report: &serde_json::Value) -> BTreeMap<String, String> {
+/// Each test's verdict in a student's JSON report, by test id (`None`: not a verdict).
+fn verdicts(report: &serde_json::Value) -> BTreeMap<String, Option<Verdict>> {
     report["parts"]
         .as_array()
         .expect("parts")
         .iter()
         .flat_map(|part| part["tests"].as_array().expect("tests"))
-        .map(|test| (test["id"].as_str().unwrap().to_string(), test["verdict"].as_str().unwrap().to_string()))
+        .map(|test| (test["id"].as_str().unwrap().to_string(), typed(&test["verdict"])))
         .collect()
 }
 
@@ -197,16 +202,16 @@ fn every_fixture_gets_exactly_its_verdicts() {
     let mut problems = Vec::new();
     for expectation in expectations() {
         let report = marked.json(expectation.student);
-        let build = report["build"]["verdict"].as_str().unwrap_or_default();
-        if build != expectation.build {
-            problems.push(format!("{}: build {build}, expected {}", expectation.student, expectation.build));
+        let build: Option<BuildVerdict> = typed(&report["build"]["verdict"]);
+        if build != Some(expectation.build) {
+            problems.push(format!("{}: build {build:?}, expected {:?}", expectation.student, expectation.build));
         }
         let got = verdicts(&report);
         for test in TESTS {
-            let want = expectation.exceptions.iter().find(|(id, _)| *id == test).map_or(expectation.usual, |(_, v)| v);
-            let actual = got.get(test).map_or("missing", String::as_str);
-            if actual != want {
-                problems.push(format!("{} {test}: {actual}, expected {want}", expectation.student));
+            let want = expectation.exceptions.iter().find(|(id, _)| *id == test).map_or(expectation.usual, |(_, v)| *v);
+            let actual = got.get(test).copied().flatten();
+            if actual != Some(want) {
+                problems.push(format!("{} {test}: {actual:?}, expected {want:?}", expectation.student));
             }
         }
     }
@@ -242,7 +247,8 @@ fn the_reference_marked_as_a_submission_gets_full_marks() {
     let output = mark_command(&suite, &out, &submissions).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = read_json(&out.join("students/bhref.json"));
-    let not_accepted: Vec<_> = verdicts(&report).into_iter().filter(|(_, verdict)| verdict != "accepted").collect();
+    let not_accepted: Vec<_> =
+        verdicts(&report).into_iter().filter(|(_, verdict)| *verdict != Some(Verdict::Accepted)).collect();
     assert!(not_accepted.is_empty(), "{not_accepted:?}");
     assert_eq!(report["score"], 20.0);
 }

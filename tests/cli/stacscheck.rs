@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::support::{bhgrade, copy_tree, repo};
+use bhgrade::verdict::Verdict;
 
-fn verdicts(out: &Path, student: &str) -> BTreeMap<String, String> {
+use crate::support::{bhgrade, copy_tree, repo, typed};
+
+fn verdicts(out: &Path, student: &str) -> BTreeMap<String, Verdict> {
     let text = std::fs::read_to_string(out.join(format!("students/{student}.json"))).unwrap();
     let report: serde_json::Value = serde_json::from_str(&text).unwrap();
     report["parts"]
@@ -15,7 +17,7 @@ fn verdicts(out: &Path, student: &str) -> BTreeMap<String, String> {
         .unwrap()
         .iter()
         .flat_map(|p| p["tests"].as_array().unwrap().clone())
-        .map(|t| (t["id"].as_str().unwrap().to_string(), t["verdict"].as_str().unwrap().to_string()))
+        .map(|t| (t["id"].as_str().unwrap().to_string(), typed(&t["verdict"]).expect("a verdict")))
         .collect()
 }
 
@@ -33,19 +35,19 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
     let report = std::fs::read_to_string(out.path().join("students/correct.md")).unwrap_or_default();
     assert_eq!(output.status.code(), Some(1), "{}\n{report}", String::from_utf8_lossy(&output.stderr));
     let got = verdicts(out.path(), "correct");
-    let expected: BTreeMap<String, String> = [
-        ("build-all", "accepted"),
-        ("Part1/prog-check-01Solved", "accepted"),
-        ("Part1/prog-check-02Illegal", "accepted"),
-        ("Part2/build-extra", "accepted"),
-        ("Part2/test-solve-check", "accepted"),
-        ("Part2/info-files", "accepted"),
-        ("Part2/prog-solve-01Solvable", "accepted"),
-        ("Part2/prog-solve-02Unsolvable", "accepted"),
-        ("Part2/Slow/prog-slow-01Sleep", "time_limit"),
+    let expected: BTreeMap<String, Verdict> = [
+        ("build-all", Verdict::Accepted),
+        ("Part1/prog-check-01Solved", Verdict::Accepted),
+        ("Part1/prog-check-02Illegal", Verdict::Accepted),
+        ("Part2/build-extra", Verdict::Accepted),
+        ("Part2/test-solve-check", Verdict::Accepted),
+        ("Part2/info-files", Verdict::Accepted),
+        ("Part2/prog-solve-01Solvable", Verdict::Accepted),
+        ("Part2/prog-solve-02Unsolvable", Verdict::Accepted),
+        ("Part2/Slow/prog-slow-01Sleep", Verdict::TimeLimit),
     ]
     .into_iter()
-    .map(|(id, verdict)| (id.to_string(), verdict.to_string()))
+    .map(|(id, verdict)| (id.to_string(), verdict))
     .collect();
     assert_eq!(got, expected);
     let markdown = std::fs::read_to_string(out.path().join("students/correct.md")).unwrap();
@@ -69,18 +71,18 @@ fn a_class_marked_against_one_part_fails_exactly_the_buggy_checker() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let all = |verdict: &str| -> BTreeMap<String, String> {
+    let all = |verdict: Verdict| -> BTreeMap<String, Verdict> {
         ["build-all", "Part1/prog-check-01Solved", "Part1/prog-check-02Illegal"]
             .into_iter()
-            .map(|id| (id.to_string(), verdict.to_string()))
+            .map(|id| (id.to_string(), verdict))
             .collect()
     };
-    assert_eq!(verdicts(&out, "good"), all("accepted"));
-    let mut trusting = all("accepted");
-    trusting.insert("Part1/prog-check-02Illegal".into(), "wrong_answer".into());
+    assert_eq!(verdicts(&out, "good"), all(Verdict::Accepted));
+    let mut trusting = all(Verdict::Accepted);
+    trusting.insert("Part1/prog-check-02Illegal".into(), Verdict::WrongAnswer);
     assert_eq!(verdicts(&out, "trusting"), trusting);
-    let mut broken = all("not_run");
-    broken.insert("build-all".into(), "wrong_answer".into());
+    let mut broken = all(Verdict::NotRun);
+    broken.insert("build-all".into(), Verdict::WrongAnswer);
     assert_eq!(verdicts(&out, "broken"), broken);
     let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
     assert_eq!(
@@ -115,8 +117,8 @@ fn a_step_killed_by_a_signal_is_a_runtime_error_not_a_wrong_answer() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
     let got = verdicts(&out, "correct");
-    assert_eq!(got["test-crash"], "runtime_error");
-    assert_eq!(got["test-fails"], "wrong_answer");
+    assert_eq!(got["test-crash"], Verdict::RuntimeError);
+    assert_eq!(got["test-fails"], Verdict::WrongAnswer);
 }
 
 #[test]
@@ -204,13 +206,13 @@ fn no_step_can_forge_the_tree_or_leave_the_copy_for_the_steps_after_it() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let swap = verdicts(&out, "tree-swap");
-    assert_eq!(swap["build-all"], "accepted", "{swap:?}");
-    assert_eq!(swap["test-impossible"], "wrong_answer", "the tree was forged: {swap:?}");
-    assert_eq!(swap["test-fine"], "accepted", "{swap:?}");
+    assert_eq!(swap["build-all"], Verdict::Accepted, "{swap:?}");
+    assert_eq!(swap["test-impossible"], Verdict::WrongAnswer, "the tree was forged: {swap:?}");
+    assert_eq!(swap["test-fine"], Verdict::Accepted, "{swap:?}");
     let link = verdicts(&out, "src-link");
     // Not started: a test step fails as one that exits non-zero does.
-    assert_eq!(link["test-impossible"], "wrong_answer", "{link:?}");
-    assert_eq!(link["test-fine"], "wrong_answer", "a step ran through the link: {link:?}");
+    assert_eq!(link["test-impossible"], Verdict::WrongAnswer, "{link:?}");
+    assert_eq!(link["test-fine"], Verdict::WrongAnswer, "a step ran through the link: {link:?}");
     let report = std::fs::read_to_string(out.join("students/src-link.md")).unwrap();
     assert!(report.contains("is a link out of the submission's copy"), "{report}");
     assert!(!tree.join("test-impossible.sh.real").exists() && tree.join("test-impossible.sh").exists());

@@ -106,3 +106,9 @@ pub fn require(test: &str, what: &str, available: bool) -> bool {
     }
     available
 }
+
+/// A value of a report's JSON read as the harness's own type (a [`bhgrade::verdict::Verdict`]
+/// from `"accepted"`), `None` when it is not one.
+pub fn typed<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Option<T> {
+    serde_json::from_value(value.clone()).ok()
+}
