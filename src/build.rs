@@ -220,47 +220,8 @@ pub fn prepare(
         },
         content_hash: String::new(),
     };
-    notes.extend(intake::explain(sub));
-    let mut budget = unpack::Budget::new(ExtractLimits::default());
-    let copied = match unpack::copy_in(sub, &built.root, &mut budget, &mut notes) {
-        // What the student sent does not fit in the disk of its own: theirs to fix.
-        Err(BuildError::Io { source, .. })
-            if source.raw_os_error() == Some(libc::ENOSPC) && built.scratch.limited() =>
-        {
-            Ok(Err(format!("the submission does not fit in its {} MiB of disk", sandbox.policy().disk_bytes >> 20)))
-        }
-        // Folders nested past PATH_MAX (on the way in, or once copied under the scratch folder).
-        Err(BuildError::Io { source, .. }) if source.kind() == std::io::ErrorKind::InvalidFilename => Ok(Err(
-            "the submission nests its folders so deep that a path is longer than the system allows (4096 bytes): \
-             it cannot be copied"
-                .into(),
-        )),
-        other => other,
-    };
-    if let Err(problem) = copied? {
-        return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes));
-    }
-    built.content_hash =
-        tree::content_hash(&built.root).map_err(|e| BuildError::Io { path: built.root.clone(), source: e })?;
-    let candidates = match unpack::open_nested(&built.root, &cfg.srcdir, &mut budget, &mut notes)? {
-        Ok(candidates) => candidates,
-        Err(problem) => return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes)),
-    };
-    match choose_srcdir(&built.root, candidates, cfg) {
-        Ok(Some((dir, note))) => {
-            built.srcdir = dir;
-            notes.extend(note);
-        }
-        Ok(None) => {
-            let detail = not_found(&built.root, cfg);
-            return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
-        }
-        Err(problem) => return Ok(finish(built, BuildVerdict::BuildFailed, problem, notes)),
-    }
-    let stale =
-        tree::delete_classes(&built.srcdir).map_err(|e| BuildError::Io { path: built.srcdir.clone(), source: e })?;
-    if stale > 0 {
-        notes.push(format!("deleted {} before building", bhref::referee::count(stale, "stale .class file")));
+    if let Err((verdict, problem)) = copy_and_locate(sub, cfg, sandbox, &mut built, &mut notes)? {
+        return Ok(finish(built, verdict, problem, notes));
     }
     if build_command.is_some() && !built.srcdir.join(&cfg.script).is_file() {
         let detail = format!("{} is missing from {}", cfg.script, rel(&built.root, &built.srcdir));
@@ -300,6 +261,58 @@ pub fn prepare(
     built.build.wall = outcome.wall;
     built.build.log_tail = log_tail(&outcome);
     Ok(finish(built, verdict, detail, notes))
+}
+
+/// Copies `sub` into `built`'s root, finds its source folder and deletes stale classes there:
+/// `Ok(Err(..))` with the verdict and why when the submission cannot be built, `Err` for a
+/// failure of the machine.
+fn copy_and_locate(
+    sub: &Submission,
+    cfg: &BuildConfig,
+    sandbox: &Sandbox,
+    built: &mut BuiltSubmission,
+    notes: &mut Vec<String>,
+) -> Result<Result<(), (BuildVerdict, String)>, BuildError> {
+    notes.extend(intake::explain(sub));
+    let mut budget = unpack::Budget::new(ExtractLimits::default());
+    let copied = match unpack::copy_in(sub, &built.root, &mut budget, notes) {
+        // What the student sent does not fit in the disk of its own: theirs to fix.
+        Err(BuildError::Io { source, .. })
+            if source.raw_os_error() == Some(libc::ENOSPC) && built.scratch.limited() =>
+        {
+            Ok(Err(format!("the submission does not fit in its {} MiB of disk", sandbox.policy().disk_bytes >> 20)))
+        }
+        // Folders nested past PATH_MAX (on the way in, or once copied under the scratch folder).
+        Err(BuildError::Io { source, .. }) if source.kind() == std::io::ErrorKind::InvalidFilename => Ok(Err(
+            "the submission nests its folders so deep that a path is longer than the system allows (4096 bytes): \
+             it cannot be copied"
+                .into(),
+        )),
+        other => other,
+    };
+    if let Err(problem) = copied? {
+        return Ok(Err((BuildVerdict::BuildFailed, problem)));
+    }
+    built.content_hash =
+        tree::content_hash(&built.root).map_err(|e| BuildError::Io { path: built.root.clone(), source: e })?;
+    let candidates = match unpack::open_nested(&built.root, &cfg.srcdir, &mut budget, notes)? {
+        Ok(candidates) => candidates,
+        Err(problem) => return Ok(Err((BuildVerdict::BuildFailed, problem))),
+    };
+    match choose_srcdir(&built.root, candidates, cfg) {
+        Ok(Some((dir, note))) => {
+            built.srcdir = dir;
+            notes.extend(note);
+        }
+        Ok(None) => return Ok(Err((BuildVerdict::NoBuildScript, not_found(&built.root, cfg)))),
+        Err(problem) => return Ok(Err((BuildVerdict::BuildFailed, problem))),
+    }
+    let stale =
+        tree::delete_classes(&built.srcdir).map_err(|e| BuildError::Io { path: built.srcdir.clone(), source: e })?;
+    if stale > 0 {
+        notes.push(format!("deleted {} before building", bhref::referee::count(stale, "stale .class file")));
+    }
+    Ok(Ok(()))
 }
 
 /// What the build did to its own source folder, if it is no longer a real folder there.

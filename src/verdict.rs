@@ -272,24 +272,7 @@ mod tests {
     };
 
     fn run(stdout: &[u8]) -> RunOutcome {
-        RunOutcome {
-            exit: Exit::Code(0),
-            wall_limit_hit: false,
-            cpu_limit_hit: false,
-            memory_limit_hit: false,
-            stdout: stdout.to_vec(),
-            stderr: Vec::new(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            wall: Duration::from_millis(5),
-            cpu: Duration::from_millis(5),
-            cpu_source: crate::sandbox::CpuSource::Rusage,
-            memory_source: crate::sandbox::MemorySource::Cgroup,
-            peak_rss_kb: 1,
-            memory_peak_bytes: None,
-            leftovers_killed: false,
-            stdin_unwritten: 0,
-        }
+        RunOutcome { wall: Duration::from_millis(5), ..RunOutcome::finished(Exit::Code(0), stdout, 5) }
     }
 
     fn verdict_of(outcome: &RunOutcome) -> Verdict {

@@ -12,6 +12,10 @@ use bhref::blackhole::parse::{parse_puzzle, read_integers};
 use bhref::rng::SplitMix64;
 use proptest::prelude::*;
 
+#[path = "common/tokens.rs"]
+mod tokens;
+use tokens::{join, position_of_token};
+
 /// A random valid puzzle: a partial, shuffled deck dealt unevenly (some piles may be empty).
 fn random_puzzle(ranks: u32, suits: u32, piles: usize, seed: u64) -> Puzzle {
     let mut rng = SplitMix64::new(seed);
@@ -38,42 +42,6 @@ fn assert_valid(puzzle: &Puzzle) {
         assert!(deck.contains(card), "card {card} outside the deck");
         assert!(seen.insert(card), "card {card} twice");
     }
-}
-
-/// Joins tokens with separators drawn from `seps`, as a hand-written or Windows file might.
-fn join(tokens: &[String], seps: &[usize]) -> String {
-    const SEPARATORS: [&str; 6] = [" ", "\n", "\r\n", "\t", "  ", " \r\n\n"];
-    let mut text = String::new();
-    for (i, token) in tokens.iter().enumerate() {
-        if i > 0 {
-            text.push_str(SEPARATORS[seps[i % seps.len()] % SEPARATORS.len()]);
-        }
-        text.push_str(token);
-    }
-    text
-}
-
-/// The 1-based line and column at which the `index`-th token of `text` starts, computed the
-/// simple way, independently of the parser's tokenizer.
-fn position_of_token(text: &str, index: usize) -> (usize, usize) {
-    let (mut line, mut column, mut count, mut in_token) = (1, 1, 0, false);
-    for c in text.chars() {
-        let space = c.is_ascii_whitespace();
-        if !space && !in_token {
-            if count == index {
-                return (line, column);
-            }
-            count += 1;
-        }
-        in_token = !space;
-        if c == '\n' {
-            line += 1;
-            column = 1;
-        } else if c != '\r' {
-            column += 1;
-        }
-    }
-    panic!("no token {index}");
 }
 
 fn fixtures(kind: &str) -> Vec<PathBuf> {

@@ -28,7 +28,7 @@ use crate::build::{self, BuildConfig, BuildError, BuildReport, BuildVerdict, Bui
 use crate::environment::{self, Parallelism};
 use crate::plan::{timing, Place, Plan};
 use crate::report::{Event, ReportError, Reporter};
-use crate::results::model::{ClassHeader, ClassReport, HarnessProblem, ProblemKind, StudentReport};
+use crate::results::model::{ClassHeader, ClassReport, Environment, HarnessProblem, ProblemKind, StudentReport};
 use crate::sandbox::{RunOutcome, Sandbox, SandboxError};
 use crate::store::{Key, ResultStore, StoredRun};
 
@@ -293,25 +293,14 @@ pub fn mark(
     let parallelism = Parallelism { jobs: options.slots.len(), cores_per_run: options.slots.cores_per_run() };
     let run_limits = plan.runs.iter().map(|run| &run.limits);
     let environment = environment::describe(&plan.limits_description, &plan.launch, run_limits, parallelism, sandbox);
-    let digest = plan.digest();
-    let shared = match &plan.workspace {
-        Some(workspace) => Some(
-            workspace
-                .copy_shared(&options.scratch_root)
-                .map_err(|source| PipelineError::Workspace { path: workspace.from.clone(), source })?,
-        ),
-        None => None,
-    };
+    // Kept until marking ends: the copy every run's tree is read from.
+    let shared = shared_workspace(plan, options, sandbox)?;
     let workspace = shared.as_ref().map(|folder| folder.path().join(crate::plan::Workspace::DIR));
-    if let Some(dir) = &workspace {
-        sandbox.add_readable(dir);
-    }
     let context = Context { plan, submissions, sandbox, options, queue: SharedQueue::default(), workspace };
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.tests.len() })?;
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let mut reports: Vec<StudentReport> = Vec::with_capacity(submissions.len());
     let mut problems = Vec::new();
-    let mut progress: HashMap<usize, InProgress> = HashMap::new();
     std::thread::scope(|scope| -> Result<(), PipelineError> {
         for slot in 0..options.slots.len() {
             let done_tx = done_tx.clone();
@@ -329,54 +318,7 @@ pub fn mark(
         for student in 0..submissions.len() {
             context.queue.push(Job::Build(student));
         }
-        let mut finished = 0;
-        let outcome = (|| {
-            while finished < submissions.len() {
-                let done = match done_rx.recv_timeout(Duration::from_millis(100)) {
-                    Ok(done) => done,
-                    Err(mpsc::RecvTimeoutError::Timeout) if options.stop.load(Ordering::SeqCst) => {
-                        // Jobs already started finish (their processes are killed at their
-                        // limits at the latest) and their results are kept; nothing new starts.
-                        context.queue.close();
-                        continue;
-                    }
-                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                };
-                let ran = match &done {
-                    Done::Ran { student, run, .. } => Some((*student, *run)),
-                    Done::Built { .. } | Done::Reused { .. } => None,
-                };
-                let student = receive(&context, done, &mut progress, &mut problems);
-                // A run has answered once its result is kept (not while its confirmation waits).
-                if let Some((student, run)) = ran {
-                    if progress.get(&student).is_some_and(|entry| entry.results.get(run).is_some_and(Option::is_some)) {
-                        let tests = plan.runs[run].tests.len();
-                        announce(reporters, &Event::RunDone { student: submissions[student].name.clone(), tests })?;
-                    }
-                }
-                let entry = progress.get_mut(&student).expect("present");
-                if entry.remaining == 0 && !entry.interrupted {
-                    context.start_next_stage(student, entry);
-                }
-                if entry.remaining > 0 {
-                    continue;
-                }
-                let entry = progress.remove(&student).expect("present");
-                finished += 1;
-                if entry.interrupted {
-                    continue;
-                }
-                let name = &submissions[student].name;
-                let mut report =
-                    assemble::student_report(plan, name, entry.build.as_ref(), &entry.results, &environment);
-                report.lms = submissions[student].lms.clone();
-                let event = Event::StudentDone { report: Box::new(report.clone()), reused_runs: entry.reused };
-                announce(reporters, &event)?;
-                reports.push(report);
-            }
-            Ok(())
-        })();
+        let outcome = gather(&context, &done_rx, &environment, reporters, &mut reports, &mut problems);
         context.queue.close();
         outcome
     })?;
@@ -384,7 +326,7 @@ pub fn mark(
     let header = ClassHeader {
         suite: plan.name.clone(),
         suite_title: plan.title.clone(),
-        suite_digest: digest,
+        suite_digest: plan.digest(),
         part_ids: plan.parts.iter().map(|p| p.id.clone()).collect(),
         max_score: plan.max_score(),
     };
@@ -394,6 +336,91 @@ pub fn mark(
     }
     announce(reporters, &Event::Finished(Box::new(class.clone())))?;
     Ok(class)
+}
+
+/// Takes finished jobs as they come until every submission is done (or nothing is left to
+/// come), starting each submission's next stage, and hands each finished student's report to
+/// the reporters and to `reports`.
+fn gather(
+    context: &Context<'_>,
+    done_rx: &mpsc::Receiver<Done>,
+    environment: &Environment,
+    reporters: &mut [&mut dyn Reporter],
+    reports: &mut Vec<StudentReport>,
+    problems: &mut Vec<HarnessProblem>,
+) -> Result<(), PipelineError> {
+    let mut progress: HashMap<usize, InProgress> = HashMap::new();
+    let mut finished = 0;
+    while finished < context.submissions.len() {
+        let done = match done_rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(done) => done,
+            Err(mpsc::RecvTimeoutError::Timeout) if context.options.stop.load(Ordering::SeqCst) => {
+                // Jobs already started finish (their processes are killed at their
+                // limits at the latest) and their results are kept; nothing new starts.
+                context.queue.close();
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        let ran = match &done {
+            Done::Ran { student, run, .. } => Some((*student, *run)),
+            Done::Built { .. } | Done::Reused { .. } => None,
+        };
+        let student = receive(context, done, &mut progress, problems);
+        // A run has answered once its result is kept (not while its confirmation waits).
+        if let Some((student, run)) = ran {
+            if progress.get(&student).is_some_and(|entry| entry.results.get(run).is_some_and(Option::is_some)) {
+                let tests = context.plan.runs[run].tests.len();
+                announce(reporters, &Event::RunDone { student: context.submissions[student].name.clone(), tests })?;
+            }
+        }
+        let entry = progress.get_mut(&student).expect("present");
+        if entry.remaining == 0 && !entry.interrupted {
+            context.start_next_stage(student, entry);
+        }
+        if entry.remaining > 0 {
+            continue;
+        }
+        let entry = progress.remove(&student).expect("present");
+        finished += 1;
+        if entry.interrupted {
+            continue;
+        }
+        let report = finished_report(context.plan, &context.submissions[student], &entry, environment);
+        let event = Event::StudentDone { report: Box::new(report.clone()), reused_runs: entry.reused };
+        announce(reporters, &event)?;
+        reports.push(report);
+    }
+    Ok(())
+}
+
+/// The copy of the plan's workspace (a stacscheck tree without its expected outputs) every
+/// run reads, made readable to runs; `None` for a plan without one.
+fn shared_workspace(
+    plan: &Plan<'_>,
+    options: &MarkOptions,
+    sandbox: &Sandbox,
+) -> Result<Option<tempfile::TempDir>, PipelineError> {
+    let Some(workspace) = &plan.workspace else { return Ok(None) };
+    let shared = workspace
+        .copy_shared(&options.scratch_root)
+        .map_err(|source| PipelineError::Workspace { path: workspace.from.clone(), source })?;
+    sandbox.add_readable(&shared.path().join(crate::plan::Workspace::DIR));
+    Ok(Some(shared))
+}
+
+/// The report of a student whose every run and build is in.
+fn finished_report(
+    plan: &Plan<'_>,
+    submission: &Submission,
+    entry: &InProgress,
+    environment: &Environment,
+) -> StudentReport {
+    let mut report =
+        assemble::student_report(plan, &submission.name, entry.build.as_ref(), &entry.results, environment);
+    report.lms = submission.lms.clone();
+    report
 }
 
 /// Takes one finished job into account; returns the student it was for.

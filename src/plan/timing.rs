@@ -56,24 +56,8 @@ mod tests {
     use crate::sandbox::Exit;
 
     fn outcome(cpu_ms: u64, killed: bool) -> RunOutcome {
-        RunOutcome {
-            exit: if killed { Exit::Signal(libc::SIGKILL) } else { Exit::Code(0) },
-            wall_limit_hit: false,
-            cpu_limit_hit: killed,
-            memory_limit_hit: false,
-            stdout: b"1\n".to_vec(),
-            stderr: Vec::new(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            wall: Duration::from_millis(cpu_ms + 10),
-            cpu: Duration::from_millis(cpu_ms),
-            cpu_source: crate::sandbox::CpuSource::Rusage,
-            memory_source: crate::sandbox::MemorySource::Cgroup,
-            peak_rss_kb: 1,
-            memory_peak_bytes: None,
-            leftovers_killed: false,
-            stdin_unwritten: 0,
-        }
+        let exit = if killed { Exit::Signal(libc::SIGKILL) } else { Exit::Code(0) };
+        RunOutcome { cpu_limit_hit: killed, ..RunOutcome::finished(exit, b"1\n", cpu_ms) }
     }
 
     const JUDGED: Limits = Limits {

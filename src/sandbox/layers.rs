@@ -101,6 +101,14 @@ impl Sandbox {
     pub fn layers(&self) -> Vec<Layer> {
         // Without root, the namespaces are made inside a user namespace of the harness's user.
         let userns = if procs::is_root() { "" } else { " (inside a user namespace)" };
+        let mut layers = self.process_layers(userns);
+        layers.extend(self.namespace_layers(userns));
+        layers.extend(self.file_and_user_layers());
+        layers
+    }
+
+    /// The run's processes: their group and supervisor, cgroups, CPUs, rlimits, exit notice.
+    fn process_layers(&self, userns: &str) -> Vec<Layer> {
         let mut layers = vec![layer(
             LayerName::ProcessGroup,
             true,
@@ -177,117 +185,137 @@ impl Sandbox {
             Ok(()) => layer(LayerName::Pidfd, true, false, "exit noticed through a pidfd".into()),
             Err(why) => layer(LayerName::Pidfd, false, false, format!("{why}; a waiter thread per run instead")),
         });
-        layers.push(match &self.netns {
-            Ok(()) => layer(LayerName::NetworkNamespace, true, true, format!("no network (empty namespace{userns})")),
-            Err(why) => layer(LayerName::NetworkNamespace, false, true, format!("{why}{}", namespace_hint())),
-        });
-        layers.push(match &self.ipcns {
-            Ok(()) => layer(
-                LayerName::IpcNamespace,
-                true,
-                true,
-                format!(
-                    "a namespace of the run's own{userns}: its SysV shared memory, semaphores and message queues \
+        layers
+    }
+
+    /// What a run can see and reach of the machine: network, IPC, /proc, the terminal, keyrings,
+    /// system calls.
+    fn namespace_layers(&self, userns: &str) -> Vec<Layer> {
+        vec![
+            match &self.netns {
+                Ok(()) => {
+                    layer(LayerName::NetworkNamespace, true, true, format!("no network (empty namespace{userns})"))
+                }
+                Err(why) => layer(LayerName::NetworkNamespace, false, true, format!("{why}{}", namespace_hint())),
+            },
+            match &self.ipcns {
+                Ok(()) => layer(
+                    LayerName::IpcNamespace,
+                    true,
+                    true,
+                    format!(
+                        "a namespace of the run's own{userns}: its SysV shared memory, semaphores and message queues \
                      and its POSIX message queues reach no other run and die with it"
+                    ),
                 ),
-            ),
-            Err(why) => layer(LayerName::IpcNamespace, false, true, format!("{why}{}", namespace_hint())),
-        });
-        layers.push(match (&self.own_proc, &self.pidns) {
-            (Ok(()), Ok(())) => layer(
-                LayerName::OwnProc,
-                true,
-                false,
-                "a /proc of the run's own PID namespace, in a mount namespace made when the run starts: it lists \
+                Err(why) => layer(LayerName::IpcNamespace, false, true, format!("{why}{}", namespace_hint())),
+            },
+            match (&self.own_proc, &self.pidns) {
+                (Ok(()), Ok(())) => layer(
+                    LayerName::OwnProc,
+                    true,
+                    false,
+                    "a /proc of the run's own PID namespace, in a mount namespace made when the run starts: it lists \
                  the run's processes only, not the marker's or other students' runs"
-                    .into(),
-            ),
-            (Err(why), _) | (Ok(()), Err(why)) => layer(
-                LayerName::OwnProc,
-                false,
-                false,
-                format!(
-                    "{why}: a run's /proc lists every process of the machine (with their command lines); Landlock \
-                     still keeps their files, environment and memory out of reach"
+                        .into(),
                 ),
-            ),
-        });
-        layers.push(self.terminal_layer());
-        layers.push(match &self.keyring {
-            Ok(()) => layer(
-                LayerName::Keyring,
-                true,
-                false,
-                "every program starts in a new, empty session keyring of its own: the marker's keys (Kerberos \
+                (Err(why), _) | (Ok(()), Err(why)) => layer(
+                    LayerName::OwnProc,
+                    false,
+                    false,
+                    format!(
+                        "{why}: a run's /proc lists every process of the machine (with their command lines); Landlock \
+                     still keeps their files, environment and memory out of reach"
+                    ),
+                ),
+            },
+            self.terminal_layer(),
+            match &self.keyring {
+                Ok(()) => layer(
+                    LayerName::Keyring,
+                    true,
+                    false,
+                    "every program starts in a new, empty session keyring of its own: the marker's keys (Kerberos \
                  caches, tokens) are out of reach"
-                    .into(),
-            ),
-            Err(why) => layer(LayerName::Keyring, true, false, why.clone()),
-        });
-        layers.push(match &self.seccomp {
-            Ok(filter) => layer(
-                LayerName::Seccomp,
-                true,
-                false,
-                format!(
+                        .into(),
+                ),
+                Err(why) => layer(LayerName::Keyring, true, false, why.clone()),
+            },
+            match &self.seccomp {
+                Ok(filter) => layer(
+                    LayerName::Seccomp,
+                    true,
+                    false,
+                    format!(
                     "{filter:?} installed before exec and proven here: keyrings, terminal injection ioctls, ptrace, \
                      bpf, perf, mounts and namespaces fail with EPERM (each is also closed by its own layer)"
                 ),
-            ),
-            Err(why) => layer(LayerName::Seccomp, false, false, format!("{why}; every other layer holds without it")),
-        });
-        layers.push(match &self.quota {
-            Ok(()) => layer(
-                LayerName::DiskQuota,
-                true,
-                false,
-                format!(
-                    "each submission's copy, build and scratch on a tmpfs of {} MiB of its own: one that fills it \
-                     fails alone, with \"No space left on device\"",
-                    self.policy.disk_bytes >> 20
                 ),
-            ),
-            Err(why) => layer(
-                LayerName::DiskQuota,
-                false,
-                false,
-                format!(
+                Err(why) => {
+                    layer(LayerName::Seccomp, false, false, format!("{why}; every other layer holds without it"))
+                }
+            },
+        ]
+    }
+
+    /// The disk a run may fill, the files it may touch, and the user it runs as.
+    fn file_and_user_layers(&self) -> Vec<Layer> {
+        vec![
+            match &self.quota {
+                Ok(()) => layer(
+                    LayerName::DiskQuota,
+                    true,
+                    false,
+                    format!(
+                        "each submission's copy, build and scratch on a tmpfs of {} MiB of its own: one that fills it \
+                     fails alone, with \"No space left on device\"",
+                        self.policy.disk_bytes >> 20
+                    ),
+                ),
+                Err(why) => layer(
+                    LayerName::DiskQuota,
+                    false,
+                    false,
+                    format!(
                     "{why}; instead, RLIMIT_FSIZE bounds each file, and a build or run that fails while the scratch \
                      file system is full is a harness problem, never stored, done again by the next marking"
                 ),
-            ),
-        });
-        layers.push(match &self.landlock {
-            Ok(abi) => layer(LayerName::Landlock, true, true, landlock_detail(*abi)),
-            Err(why) => layer(
-                LayerName::Landlock,
-                false,
-                true,
-                format!(
+                ),
+            },
+            match &self.landlock {
+                Ok(abi) => layer(LayerName::Landlock, true, true, landlock_detail(*abi)),
+                Err(why) => layer(
+                    LayerName::Landlock,
+                    false,
+                    true,
+                    format!(
                     "{why}; bubblewrap is not supported; Landlock needs no privilege, only a kernel (5.13 on) that \
                      enables it: add `landlock` to its `lsm=` boot parameter"
                 ),
-            ),
-        });
-        layers.push(match &self.run_as {
-            Ok(Some(ids)) => layer(
-                LayerName::UnprivilegedUser,
-                true,
-                true,
-                format!("programs run as uid {} gid {}; copies handed to it", ids.uid, ids.gid),
-            ),
-            Ok(None) if procs::is_root() => {
-                layer(LayerName::UnprivilegedUser, false, true, "programs run as root (Policy::run_as not set)".into())
-            }
-            Ok(None) => layer(
-                LayerName::UnprivilegedUser,
-                true,
-                true,
-                format!("programs run as the harness's own user (uid {})", procs::uid()),
-            ),
-            Err(why) => layer(LayerName::UnprivilegedUser, false, true, why.clone()),
-        });
-        layers
+                ),
+            },
+            match &self.run_as {
+                Ok(Some(ids)) => layer(
+                    LayerName::UnprivilegedUser,
+                    true,
+                    true,
+                    format!("programs run as uid {} gid {}; copies handed to it", ids.uid, ids.gid),
+                ),
+                Ok(None) if procs::is_root() => layer(
+                    LayerName::UnprivilegedUser,
+                    false,
+                    true,
+                    "programs run as root (Policy::run_as not set)".into(),
+                ),
+                Ok(None) => layer(
+                    LayerName::UnprivilegedUser,
+                    true,
+                    true,
+                    format!("programs run as the harness's own user (uid {})", procs::uid()),
+                ),
+                Err(why) => layer(LayerName::UnprivilegedUser, false, true, why.clone()),
+            },
+        ]
     }
 
     /// No run reaches the marker's terminal: a session of its own, no controlling terminal,

@@ -259,10 +259,87 @@ unsafe fn fail(exec_error: RawFd, errno: i32) -> ! {
     libc::_exit(127)
 }
 
+/// Pins this process to the run's CPUs, if it has any, before anything is forked, so that the
+/// whole run inherits them.
+unsafe fn pin(header: &Header) -> Result<(), i32> {
+    if header.has_affinity == 0 {
+        return Ok(());
+    }
+    let mut set: libc::cpu_set_t = std::mem::zeroed();
+    for cpu in 0..AFFINITY_WORDS * 64 {
+        if header.affinity[cpu / 64] & (1 << (cpu % 64)) != 0 {
+            libc::CPU_SET(cpu, &mut set);
+        }
+    }
+    if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+        return Err(errno());
+    }
+    Ok(())
+}
+
+/// Where each list of C strings starts in [`Child::ptrs`]: candidates | argv NULL | envp NULL |
+/// sh argv (sh, script, argv[1..]) NULL.
+struct Offsets {
+    candidates: usize,
+    argv: usize,
+    env: usize,
+    sh: usize,
+}
+
 impl Child<'_> {
     /// Join, prepare, wait for the run, split, exec. Errors before the run arrives are kept
     /// and reported then, through the exec-error pipe, as errors of the spawn.
     unsafe fn run(mut self) -> ! {
+        let settled = self.settle();
+        let Some(fds) = self.receive() else { libc::_exit(0) };
+        let exec_error = fds[4];
+        let fail = |e: i32| -> ! { fail(exec_error, e) };
+        let before = match settled {
+            Ok(mask) => mask,
+            Err(e) => fail(e),
+        };
+        let header: Header = std::ptr::read_unaligned(self.buf.as_ptr().cast());
+        for (i, &fd) in fds[..3].iter().enumerate() {
+            if libc::dup2(fd, i as RawFd) < 0 {
+                fail(errno());
+            }
+        }
+        let Some((cwd, at)) = self.lay_out_strings(&header) else { fail(libc::EINVAL) };
+        if let Err(e) = pin(&header) {
+            fail(e);
+        }
+        for i in 0..header.n_rlimits as usize {
+            let [resource, soft, hard] = header.rlimits[i];
+            self.rlimits.push(Rlimit {
+                resource: resource as child::Resource,
+                soft: soft as libc::rlim_t,
+                hard: hard as libc::rlim_t,
+            });
+        }
+        let plan = supervisor::SplitSpec { report_fd: fds[3], ..self.plan };
+        if let Err(e) = supervisor::split(&plan, &before) {
+            fail(e.raw_os_error().unwrap_or(libc::EIO));
+        }
+        // The program's process from here.
+        let run_as = (header.has_run_as != 0).then_some(RunAs { uid: header.uid, gid: header.gid });
+        let landlock = (header.has_landlock != 0).then_some(fds[5]);
+        let (n_cand, n_args, n_env) = (header.n_candidates as usize, header.n_args as usize, header.n_env as usize);
+        let ptrs = self.ptrs.as_mut_ptr();
+        let raw = child::Raw {
+            cwd,
+            candidates: &*std::ptr::slice_from_raw_parts(ptrs.add(at.candidates), n_cand),
+            argv: &*std::ptr::slice_from_raw_parts(ptrs.add(at.argv), n_args + 1),
+            envp: &*std::ptr::slice_from_raw_parts(ptrs.add(at.env), n_env + 1),
+            sh_argv: ptrs.add(at.sh),
+            rlimits: &self.rlimits[..],
+            run_as,
+        };
+        fail(child::become_program(&raw, landlock, self.plan.seccomp, self.plan.own_proc))
+    }
+
+    /// Before the run arrives: only the fds it needs, a session of its own, the run's cgroups
+    /// joined, signals prepared. The signal mask to restore, or the first errno.
+    unsafe fn settle(&mut self) -> Result<libc::sigset_t, i32> {
         supervisor::close_all_but(self.keep);
         // Received fds must not land on 0-2, where dup2 could not clear their close-on-exec.
         loop {
@@ -282,32 +359,23 @@ impl Child<'_> {
             failure = errno();
         }
         // Joining before anything else is forked means every process of the run is in the
-        // cgroup.
+        // cgroup. Every fd is closed, even after a failure.
         for &fd in self.join {
             if failure == 0 && libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                 failure = errno();
             }
             libc::close(fd);
         }
-        let mut before: libc::sigset_t = std::mem::zeroed();
-        if failure == 0 {
-            match supervisor::prepare(&self.plan) {
-                Ok(mask) => before = mask,
-                Err(e) => failure = e.raw_os_error().unwrap_or(libc::EIO),
-            }
-        }
-        let Some(fds) = self.receive() else { libc::_exit(0) };
-        let exec_error = fds[4];
-        let fail = |e: i32| fail(exec_error, e);
         if failure != 0 {
-            fail(failure);
+            return Err(failure);
         }
-        let header: Header = std::ptr::read_unaligned(self.buf.as_ptr().cast());
-        for (i, &fd) in fds[..3].iter().enumerate() {
-            if libc::dup2(fd, i as RawFd) < 0 {
-                fail(errno());
-            }
-        }
+        supervisor::prepare(&self.plan).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+    }
+
+    /// Points [`Child::ptrs`] at the strings of the run's message: the working folder (returned)
+    /// and then each list, NULL-terminated, where [`Offsets`] says. `None` when the counts
+    /// overrun the strings.
+    unsafe fn lay_out_strings(&mut self, header: &Header) -> Option<(*const libc::c_char, Offsets)> {
         let strings = self.buf.as_ptr().add(HEADER).cast::<libc::c_char>();
         let strings_len = header.total as usize - HEADER;
         let mut pos = 0;
@@ -318,65 +386,27 @@ impl Child<'_> {
         };
         let cwd = next(&mut pos);
         let (n_cand, n_args, n_env) = (header.n_candidates as usize, header.n_args as usize, header.n_env as usize);
-        // Layout: candidates | argv NULL | envp NULL | sh argv (sh, script, argv[1..]) NULL.
-        let (cand_at, argv_at, env_at, sh_at) = (0, n_cand, n_cand + n_args + 1, n_cand + n_args + n_env + 2);
+        let at = Offsets { candidates: 0, argv: n_cand, env: n_cand + n_args + 1, sh: n_cand + n_args + n_env + 2 };
         for i in 0..n_cand {
-            self.ptrs[cand_at + i] = next(&mut pos);
+            self.ptrs[at.candidates + i] = next(&mut pos);
         }
         for i in 0..n_args {
-            self.ptrs[argv_at + i] = next(&mut pos);
+            self.ptrs[at.argv + i] = next(&mut pos);
         }
-        self.ptrs[argv_at + n_args] = std::ptr::null();
+        self.ptrs[at.argv + n_args] = std::ptr::null();
         for i in 0..n_env {
-            self.ptrs[env_at + i] = next(&mut pos);
+            self.ptrs[at.env + i] = next(&mut pos);
         }
-        self.ptrs[env_at + n_env] = std::ptr::null();
+        self.ptrs[at.env + n_env] = std::ptr::null();
         if pos > strings_len {
-            fail(libc::EINVAL);
+            return None;
         }
-        self.ptrs[sh_at] = c"/bin/sh".as_ptr();
+        self.ptrs[at.sh] = c"/bin/sh".as_ptr();
         for i in 1..n_args {
-            self.ptrs[sh_at + 1 + i] = self.ptrs[argv_at + i];
+            self.ptrs[at.sh + 1 + i] = self.ptrs[at.argv + i];
         }
-        self.ptrs[sh_at + n_args.max(1) + 1] = std::ptr::null();
-        if header.has_affinity != 0 {
-            // Before anything is forked, so that the whole run inherits it.
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            for cpu in 0..AFFINITY_WORDS * 64 {
-                if header.affinity[cpu / 64] & (1 << (cpu % 64)) != 0 {
-                    libc::CPU_SET(cpu, &mut set);
-                }
-            }
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                fail(errno());
-            }
-        }
-        for i in 0..header.n_rlimits as usize {
-            let [resource, soft, hard] = header.rlimits[i];
-            self.rlimits.push(Rlimit {
-                resource: resource as child::Resource,
-                soft: soft as libc::rlim_t,
-                hard: hard as libc::rlim_t,
-            });
-        }
-        let plan = supervisor::SplitSpec { report_fd: fds[3], ..self.plan };
-        if let Err(e) = supervisor::split(&plan, &before) {
-            fail(e.raw_os_error().unwrap_or(libc::EIO));
-        }
-        // The program's process from here.
-        let run_as = (header.has_run_as != 0).then_some(RunAs { uid: header.uid, gid: header.gid });
-        let landlock = (header.has_landlock != 0).then_some(fds[5]);
-        let ptrs = self.ptrs.as_mut_ptr();
-        let raw = child::Raw {
-            cwd,
-            candidates: &*std::ptr::slice_from_raw_parts(ptrs.add(cand_at), n_cand),
-            argv: &*std::ptr::slice_from_raw_parts(ptrs.add(argv_at), n_args + 1),
-            envp: &*std::ptr::slice_from_raw_parts(ptrs.add(env_at), n_env + 1),
-            sh_argv: ptrs.add(sh_at),
-            rlimits: &self.rlimits[..],
-            run_as,
-        };
-        fail(child::become_program(&raw, landlock, self.plan.seccomp, self.plan.own_proc))
+        self.ptrs[at.sh + n_args.max(1) + 1] = std::ptr::null();
+        Some((cwd, at))
     }
 
     /// The run: its message in `buf` and its fds (close-on-exec), or `None` when the harness

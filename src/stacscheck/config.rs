@@ -123,22 +123,10 @@ impl Config {
 
     /// Validates the text of a configuration file; `path` is only used in errors.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<Config, ConfigError> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let before = &bytes[..e.valid_up_to()];
-            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-            let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
-            ConfigError::Syntax {
-                path: path.to_path_buf(),
-                pos: Pos { line, column },
-                problem: "a byte that is not UTF-8".into(),
-                expected: "UTF-8 text",
-            }
-        })?;
-        let sections = split_sections(path, text)?;
+        let text = utf8(path, bytes)?;
         let mut info = None;
         let mut version = None;
-        for (name, pos, entries) in sections {
+        for (name, pos, entries) in split_sections(path, text)? {
             match name.as_str() {
                 "info" => info = Some((pos, entries)),
                 "version" => version = Some(entries),
@@ -146,34 +134,7 @@ impl Config {
             }
         }
         // The version first: a tree for a newer stacscheck may use keys this one does not know.
-        let mut required_version = None;
-        for entry in version.unwrap_or_default() {
-            if entry.key != "required" {
-                return Err(ConfigError::UnknownKey {
-                    path: path.to_path_buf(),
-                    pos: entry.key_pos,
-                    section: "version".into(),
-                    key: entry.key,
-                    expected: VERSION_KEYS,
-                });
-            }
-            let required = parse_version(&entry.value).ok_or_else(|| ConfigError::BadValue {
-                path: path.to_path_buf(),
-                pos: entry.value_pos,
-                key: entry.key.clone(),
-                value: entry.value.clone(),
-                expected: "a version `X.Y.Z`, such as `3.2.0`",
-            })?;
-            if required > STACSCHECK_VERSION {
-                return Err(ConfigError::VersionTooNew {
-                    path: path.to_path_buf(),
-                    pos: entry.value_pos,
-                    required,
-                    supported: STACSCHECK_VERSION,
-                });
-            }
-            required_version = Some(required);
-        }
+        let required_version = required_version(path, version.unwrap_or_default())?;
         let Some((info_pos, info)) = info else {
             return Err(ConfigError::MissingSection { path: path.to_path_buf() });
         };
@@ -187,44 +148,7 @@ impl Config {
         };
         let mut seen = Vec::new();
         for entry in info {
-            let bad = |expected| ConfigError::BadValue {
-                path: path.to_path_buf(),
-                pos: entry.value_pos,
-                key: entry.key.clone(),
-                value: entry.value.clone(),
-                expected,
-            };
-            match entry.key.as_str() {
-                "practical" => config.practical = entry.value.clone(),
-                "course" => config.course = entry.value.clone(),
-                "srcdir" => {
-                    // It is compared with folder names, so anything but one plain name could
-                    // never be found.
-                    let v = &entry.value;
-                    if v.is_empty() || v == "." || v == ".." || v.contains('/') || v.contains('\0') {
-                        return Err(bad("the name of one folder, such as `src`"));
-                    }
-                    config.srcdir = v.clone();
-                }
-                "timeout" => {
-                    config.timeout = entry
-                        .value
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|s| s.is_finite() && *s > 0.0)
-                        .and_then(|s| Duration::try_from_secs_f64(s).ok())
-                        .ok_or_else(|| bad("a number of seconds greater than 0, such as `60` or `2.5`"))?;
-                }
-                _ => {
-                    return Err(ConfigError::UnknownKey {
-                        path: path.to_path_buf(),
-                        pos: entry.key_pos,
-                        section: "info".into(),
-                        key: entry.key,
-                        expected: INFO_KEYS,
-                    })
-                }
-            }
+            config.set(&entry)?;
             seen.push(entry.key);
         }
         for key in ["practical", "course", "srcdir"] {
@@ -234,6 +158,98 @@ impl Config {
         }
         Ok(config)
     }
+
+    /// Sets what an `[info]` entry says, or says why it cannot.
+    fn set(&mut self, entry: &Entry) -> Result<(), ConfigError> {
+        let bad = |expected| ConfigError::BadValue {
+            path: self.path.clone(),
+            pos: entry.value_pos,
+            key: entry.key.clone(),
+            value: entry.value.clone(),
+            expected,
+        };
+        match entry.key.as_str() {
+            "practical" => self.practical = entry.value.clone(),
+            "course" => self.course = entry.value.clone(),
+            "srcdir" => {
+                // It is compared with folder names, so anything but one plain name could
+                // never be found.
+                let v = &entry.value;
+                if v.is_empty() || v == "." || v == ".." || v.contains('/') || v.contains('\0') {
+                    return Err(bad("the name of one folder, such as `src`"));
+                }
+                self.srcdir = v.clone();
+            }
+            "timeout" => {
+                self.timeout = entry
+                    .value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|s| s.is_finite() && *s > 0.0)
+                    .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                    .ok_or_else(|| bad("a number of seconds greater than 0, such as `60` or `2.5`"))?;
+            }
+            _ => {
+                return Err(ConfigError::UnknownKey {
+                    path: self.path.clone(),
+                    pos: entry.key_pos,
+                    section: "info".into(),
+                    key: entry.key.clone(),
+                    expected: INFO_KEYS,
+                })
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The file's text, or where its first byte that is not UTF-8 stands.
+fn utf8<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a str, ConfigError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let before = &bytes[..e.valid_up_to()];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        ConfigError::Syntax {
+            path: path.to_path_buf(),
+            pos: Pos { line, column },
+            problem: "a byte that is not UTF-8".into(),
+            expected: "UTF-8 text",
+        }
+    })
+}
+
+/// The stacscheck version the `[version]` section requires, refused if newer than this one.
+fn required_version(path: &Path, entries: Vec<Entry>) -> Result<Option<Version>, ConfigError> {
+    let mut required_version = None;
+    for entry in entries {
+        if entry.key != "required" {
+            return Err(ConfigError::UnknownKey {
+                path: path.to_path_buf(),
+                pos: entry.key_pos,
+                section: "version".into(),
+                key: entry.key,
+                expected: VERSION_KEYS,
+            });
+        }
+        let required = parse_version(&entry.value).ok_or_else(|| ConfigError::BadValue {
+            path: path.to_path_buf(),
+            pos: entry.value_pos,
+            key: entry.key.clone(),
+            value: entry.value.clone(),
+            expected: "a version `X.Y.Z`, such as `3.2.0`",
+        })?;
+        if required > STACSCHECK_VERSION {
+            return Err(ConfigError::VersionTooNew {
+                path: path.to_path_buf(),
+                pos: entry.value_pos,
+                required,
+                supported: STACSCHECK_VERSION,
+            });
+        }
+        required_version = Some(required);
+    }
+    Ok(required_version)
 }
 
 fn parse_version(text: &str) -> Option<Version> {

@@ -5,6 +5,7 @@ mod bounds;
 mod errors;
 mod hostile;
 mod html;
+mod imports;
 mod injection;
 mod intake;
 mod junit;

@@ -252,26 +252,123 @@ fn card(card: Card) -> i64 {
     i64::from(card)
 }
 
+/// The rule being applied to the legal, winning `base`, and the steps every rule is made of.
+struct Editor<'a> {
+    rule: Rule,
+    puzzle: &'a Puzzle,
+    base: &'a [Move],
+}
+
+/// What makes an edit at move `i`, given the table before it (`None`: not there).
+type Make<'m> = &'m dyn Fn(usize, &Replay) -> Option<Vec<i64>>;
+
+impl<'a> Editor<'a> {
+    fn not_applicable(&self, reason: &str) -> DeriveError {
+        DeriveError::NotApplicable { rule: self.rule.to_string(), reason: reason.to_string() }
+    }
+
+    /// The table after the first `i` moves.
+    fn at(&self, i: usize) -> Replay<'a> {
+        Replay::after(self.puzzle, &self.base[..i])
+    }
+
+    /// Move `i` as a play from a pile, if it is one.
+    fn play(&self, i: usize) -> Option<(usize, Card)> {
+        match self.base[i] {
+            Move::Play { pile, card } => Some((pile, card)),
+            Move::ToWorm { .. } | Move::FromWorm { .. } => None,
+        }
+    }
+
+    /// The first index (from the middle) where `make` can build the edit.
+    fn find(&self, make: Make<'_>, reason: &str) -> Result<Vec<i64>, DeriveError> {
+        from_middle(self.base.len()).find_map(|i| make(i, &self.at(i))).ok_or_else(|| self.not_applicable(reason))
+    }
+
+    /// `base` with moves `from..to` replaced by `moves`.
+    fn splice(&self, from: usize, moves: &[(i64, i64)], to: usize) -> Vec<i64> {
+        splice(self.base, from, moves, to)
+    }
+
+    /// A play from a pile sent through the worm hole instead (a legal detour).
+    fn via_worm(&self) -> Result<Vec<i64>, DeriveError> {
+        self.find(
+            &|i, table| {
+                let (pile, played) = self.play(i)?;
+                table.worm.is_none().then(|| self.splice(i, &[(pile as i64, -card(played)), (-1, card(played))], i + 1))
+            },
+            "no move from a pile is made while the worm hole is empty",
+        )
+    }
+
+    /// Two cards put into the worm hole, one after the other.
+    fn worm_hole_full(&self) -> Result<Vec<i64>, DeriveError> {
+        self.find(
+            &|i, table| {
+                let (pile, played) = self.play(i)?;
+                if table.worm.is_some() {
+                    return None;
+                }
+                let mut after = self.at(i);
+                after.play(Move::ToWorm { pile, card: played });
+                let (other, second) = (0..self.puzzle.piles.len()).find_map(|q| after.top(q).map(|c| (q, c)))?;
+                Some(self.splice(i, &[(pile as i64, -card(played)), (other as i64, -card(second))], i + 1))
+            },
+            "no two cards are ever left in the piles while the worm hole is empty",
+        )
+    }
+
+    /// A card played from the worm hole while it is empty.
+    fn worm_hole_empty(&self) -> Result<Vec<i64>, DeriveError> {
+        self.find(
+            &|i, table| {
+                let (_, played) = self.play(i)?;
+                table.worm.is_none().then(|| self.splice(i, &[(-1, card(played))], i))
+            },
+            "no move from a pile is made while the worm hole is empty",
+        )
+    }
+
+    /// A card put into the worm hole, then another played from it.
+    fn wrong_worm_card(&self) -> Result<Vec<i64>, DeriveError> {
+        self.find(
+            &|i, table| {
+                let (pile, played) = self.play(i)?;
+                if table.worm.is_some() {
+                    return None;
+                }
+                let wrong = other_card_of_rank(self.puzzle, played);
+                Some(self.splice(i, &[(pile as i64, -card(played)), (-1, card(wrong))], i + 1))
+            },
+            "no move from a pile is made while the worm hole is empty",
+        )
+    }
+
+    /// A card that does not fit the hole, put through the worm hole to it.
+    fn worm_not_adjacent(&self) -> Result<Vec<i64>, DeriveError> {
+        self.find(
+            &|i, table| {
+                if table.worm.is_some() {
+                    return None;
+                }
+                let (pile, blocked) = table.blocked_top()?;
+                Some(self.splice(i, &[(pile as i64, -card(blocked)), (-1, card(blocked))], i))
+            },
+            "every top card always fits the hole while the worm hole is empty",
+        )
+    }
+}
+
 /// Applies `rule` to the legal, winning `base`, giving the candidate's integers.
 fn edit(rule: Rule, puzzle: &Puzzle, base: &[Move]) -> Result<Vec<i64>, DeriveError> {
     let n = base.len();
-    let not_applicable =
-        |reason: &str| DeriveError::NotApplicable { rule: rule.to_string(), reason: reason.to_string() };
-    let at = |i: usize| Replay::after(puzzle, &base[..i]);
-    // The first index (from the middle) where `make` can build the edit.
-    let find = |make: &dyn Fn(usize, &Replay) -> Option<Vec<i64>>, reason: &str| {
-        from_middle(n).find_map(|i| make(i, &at(i))).ok_or_else(|| not_applicable(reason))
-    };
+    let editor = Editor { rule, puzzle, base };
     if n == 0 {
         return match rule {
             Rule::Reference | Rule::Multiline => Ok(Vec::new()),
-            _ => Err(not_applicable("the puzzle is solved by the empty solution, so there is nothing to edit")),
+            _ => Err(editor.not_applicable("the puzzle is solved by the empty solution, so there is nothing to edit")),
         };
     }
-    let play = |i: usize| match base[i] {
-        Move::Play { pile, card } => Some((pile, card)),
-        Move::ToWorm { .. } | Move::FromWorm { .. } => None,
-    };
     match rule {
         Rule::Reference | Rule::Multiline => Ok(pairs(base).collect()),
         Rule::OneShort => Ok(pairs(&base[..n - 1]).collect()),
@@ -280,96 +377,51 @@ fn edit(rule: Rule, puzzle: &Puzzle, base: &[Move]) -> Result<Vec<i64>, DeriveEr
             integers.pop();
             Ok(integers)
         }
-        Rule::WrongCard => find(
+        Rule::WrongCard => editor.find(
             &|i, table| {
-                let (pile, _) = play(i)?;
+                let (pile, _) = editor.play(i)?;
                 let under = table.under_top(pile)?;
-                Some(splice(base, i, &[(pile as i64, card(under))], i + 1))
+                Some(editor.splice(i, &[(pile as i64, card(under))], i + 1))
             },
             "no move plays from a pile holding two or more cards",
         ),
         Rule::EmptyPile => (0..n - 1)
             .find_map(|i| {
-                let (pile, _) = play(i)?;
-                let emptied = at(i).heights[pile] == 1;
-                emptied.then(|| splice(base, i + 1, &[(pile as i64, card(base[i + 1].card()))], i + 1))
+                let (pile, _) = editor.play(i)?;
+                let emptied = editor.at(i).heights[pile] == 1;
+                emptied.then(|| editor.splice(i + 1, &[(pile as i64, card(base[i + 1].card()))], i + 1))
             })
-            .ok_or_else(|| not_applicable("no pile is emptied before the last move")),
-        Rule::PileOutOfRange => find(
+            .ok_or_else(|| editor.not_applicable("no pile is emptied before the last move")),
+        Rule::PileOutOfRange => editor.find(
             &|i, _| {
-                let (_, played) = play(i)?;
-                Some(splice(base, i, &[(puzzle.piles.len() as i64, card(played))], i + 1))
+                let (_, played) = editor.play(i)?;
+                Some(editor.splice(i, &[(puzzle.piles.len() as i64, card(played))], i + 1))
             },
             "the solution has no move from a pile",
         ),
         Rule::NotAdjacentFirst => {
-            let (pile, blocked) = at(0).blocked_top().ok_or_else(|| not_applicable("every top card fits the hole"))?;
-            Ok(splice(base, 0, &[(pile as i64, card(blocked))], 0))
+            let (pile, blocked) =
+                editor.at(0).blocked_top().ok_or_else(|| editor.not_applicable("every top card fits the hole"))?;
+            Ok(editor.splice(0, &[(pile as i64, card(blocked))], 0))
         }
         Rule::NotAdjacentLater => (1..n)
             .filter(|&i| i >= n / 2)
             .chain(1..n / 2)
             .find_map(|i| {
-                let (pile, blocked) = at(i).blocked_top()?;
-                Some(splice(base, i, &[(pile as i64, card(blocked))], i))
+                let (pile, blocked) = editor.at(i).blocked_top()?;
+                Some(editor.splice(i, &[(pile as i64, card(blocked))], i))
             })
-            .ok_or_else(|| not_applicable("after the first move, every top card always fits the hole")),
-        Rule::ViaWorm => find(
-            &|i, table| {
-                let (pile, played) = play(i)?;
-                table
-                    .worm
-                    .is_none()
-                    .then(|| splice(base, i, &[(pile as i64, -card(played)), (-1, card(played))], i + 1))
-            },
-            "no move from a pile is made while the worm hole is empty",
-        ),
-        Rule::WormHoleFull => find(
-            &|i, table| {
-                let (pile, played) = play(i)?;
-                if table.worm.is_some() {
-                    return None;
-                }
-                let mut after = Replay::after(puzzle, &base[..i]);
-                after.play(Move::ToWorm { pile, card: played });
-                let (other, second) = (0..puzzle.piles.len()).find_map(|q| after.top(q).map(|c| (q, c)))?;
-                Some(splice(base, i, &[(pile as i64, -card(played)), (other as i64, -card(second))], i + 1))
-            },
-            "no two cards are ever left in the piles while the worm hole is empty",
-        ),
-        Rule::WormHoleEmpty => find(
-            &|i, table| {
-                let (_, played) = play(i)?;
-                table.worm.is_none().then(|| splice(base, i, &[(-1, card(played))], i))
-            },
-            "no move from a pile is made while the worm hole is empty",
-        ),
-        Rule::WrongWormCard => find(
-            &|i, table| {
-                let (pile, played) = play(i)?;
-                if table.worm.is_some() {
-                    return None;
-                }
-                let wrong = other_card_of_rank(puzzle, played);
-                Some(splice(base, i, &[(pile as i64, -card(played)), (-1, card(wrong))], i + 1))
-            },
-            "no move from a pile is made while the worm hole is empty",
-        ),
-        Rule::WormNotAdjacent => find(
-            &|i, table| {
-                if table.worm.is_some() {
-                    return None;
-                }
-                let (pile, blocked) = table.blocked_top()?;
-                Some(splice(base, i, &[(pile as i64, -card(blocked)), (-1, card(blocked))], i))
-            },
-            "every top card always fits the hole while the worm hole is empty",
-        ),
+            .ok_or_else(|| editor.not_applicable("after the first move, every top card always fits the hole")),
+        Rule::ViaWorm => editor.via_worm(),
+        Rule::WormHoleFull => editor.worm_hole_full(),
+        Rule::WormHoleEmpty => editor.worm_hole_empty(),
+        Rule::WrongWormCard => editor.wrong_worm_card(),
+        Rule::WormNotAdjacent => editor.worm_not_adjacent(),
         Rule::CardLeftInWorm => match base[n - 1] {
-            Move::Play { pile, card: last } => Ok(splice(base, n - 1, &[(pile as i64, -card(last))], n)),
+            Move::Play { pile, card: last } => Ok(editor.splice(n - 1, &[(pile as i64, -card(last))], n)),
             // A Worm Hole solution ending with the worm-hole card: stop before playing it.
             Move::FromWorm { .. } => Ok(pairs(&base[..n - 1]).collect()),
-            Move::ToWorm { .. } => Err(not_applicable("the solution ends by filling the worm hole")),
+            Move::ToWorm { .. } => Err(editor.not_applicable("the solution ends by filling the worm hole")),
         },
     }
 }
