@@ -142,8 +142,8 @@ impl From<Judgement> for Judged {
 }
 
 /// A test's judge: the whole outcome of a run that ended within its limits → what its answer is
-/// worth. An `Err` is the judge's own failure (the reference could not judge): a harness error,
-/// never the student's.
+/// worth. An `Err` is the judge's own failure (the reference could not judge, and says why in a
+/// [`RefereeError`]): a harness error, never the student's.
 pub trait Judge: Send + Sync {
     /// Whether a non-zero exit status is the program's answer (a stacscheck test passes by
     /// exiting 0) rather than a crash.
@@ -156,12 +156,13 @@ pub trait Judge: Send + Sync {
         false
     }
 
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, String>;
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError>;
 }
 
 /// The first line of `stdout`, without its line terminator (`\n`, or `\r\n`), as the
 /// reference reads it.
 pub use bhref::referee::first_line;
+pub use bhref::referee::RefereeError;
 
 /// The verdict of a run that went past its time or memory limit, if it did: the first checks
 /// of [`decide`], shared by every kind of step.
@@ -249,7 +250,6 @@ mod tests {
 
     use super::*;
     use crate::sandbox::Limits;
-    use bhref::referee::RefereeError;
 
     /// A judge of a run's first line of standard output (without its line terminator), for games
     /// whose answer is one line: `judge(first_line)`.
@@ -259,8 +259,8 @@ mod tests {
     where
         F: Fn(&[u8]) -> Result<Judgement, RefereeError> + Send + Sync,
     {
-        fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
-            (self.0)(first_line(&run.stdout)).map(Judged::from).map_err(|error| error.to_string())
+        fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
+            (self.0)(first_line(&run.stdout)).map(Judged::from)
         }
     }
 

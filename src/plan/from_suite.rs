@@ -12,7 +12,7 @@ use crate::results::model::{CheckRow, TestReport};
 use crate::results::text;
 use crate::sandbox::RunOutcome;
 use crate::suite::{PuzzleVia, Suite, Test};
-use crate::verdict::{Judge, Judged};
+use crate::verdict::{Judge, Judged, RefereeError};
 
 use super::{Part, PartTally, Plan, PlannedTest, Run, Word};
 
@@ -81,13 +81,13 @@ struct RefereeJudge<'s> {
 }
 
 impl Judge for RefereeJudge<'_> {
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
         let def = &self.test.def;
         let name = def.puzzle.display().to_string();
         let instance = Instance { name: &name, text: &def.puzzle_text };
         let judgement =
             self.suite.referee.judge(&def.kind, instance, def.input.as_deref(), &self.test.expected, &run.stdout);
-        judgement.map(Judged::from).map_err(|error| error.to_string())
+        judgement.map(Judged::from)
     }
 }
 

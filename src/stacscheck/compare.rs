@@ -17,7 +17,7 @@ use similar::{Algorithm, DiffOp, DiffTag};
 
 use crate::results::text::{escape_bytes, shorten};
 use crate::sandbox::{Exit, RunOutcome};
-use crate::verdict::{Judge, Judged};
+use crate::verdict::{Judge, Judged, RefereeError};
 
 /// What a script is, from its name's prefix; also the order within a folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -133,7 +133,7 @@ impl Judge for StepJudge {
         true
     }
 
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, String> {
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
         Ok(match judge(self.kind, run.exit, &run.stdout, &run.stderr, &self.expected) {
             Ok(()) => Judged::Accepted,
             Err(Failure::Mismatch(mismatch)) => {
