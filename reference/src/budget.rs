@@ -1,8 +1,9 @@
-//! What a search may spend and what it spent: the shared piece every game's solver takes and
-//! reports.
+//! What a search may spend, what it spent and what it found: the shared piece every game's
+//! solver takes and reports.
 //!
-//! Input: nothing (plain data). Output: [`Budget`] (nodes, memo memory, time) and [`Stats`]
-//! (nodes, time, the memo's peak).
+//! Input: nothing (plain data). Output: [`Budget`] (nodes, memo memory, time), [`Stats`]
+//! (nodes, time, the memo's peak) and a game's [`Solution`] (an [`Outcome`] in its moves, with
+//! the stats).
 
 use std::time::Duration;
 
@@ -32,4 +33,22 @@ pub struct Stats {
     pub elapsed: Duration,
     pub peak_memo_entries: usize,
     pub peak_memo_bytes: usize,
+}
+
+/// A solver's answer, in a game's moves `M`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome<M> {
+    /// The moves, already replayed through the game's checker, that win.
+    Solved(Vec<M>),
+    /// No sequence of moves wins.
+    Unsolvable,
+    /// The budget ran out first: undecided.
+    GaveUp,
+}
+
+/// An outcome with its cost.
+#[derive(Clone, Debug)]
+pub struct Solution<M> {
+    pub outcome: Outcome<M>,
+    pub stats: Stats,
 }

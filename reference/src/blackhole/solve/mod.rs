@@ -39,20 +39,11 @@ use memo::DeadSet;
 use search::{End, Limits, Search};
 use state::{Layout, Position};
 
-/// The solver's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Solved(Vec<Move>),
-    Unsolvable,
-    GaveUp,
-}
+/// The solver's answer, in Black Hole's moves.
+pub type Outcome = crate::budget::Outcome<Move>;
 
 /// An outcome with its cost.
-#[derive(Clone, Debug)]
-pub struct Solution {
-    pub outcome: Outcome,
-    pub stats: Stats,
-}
+pub type Solution = crate::budget::Solution<Move>;
 
 /// Worm Hole first looks for a Black Hole solution (every one is also a Worm Hole solution, and
 /// the Black Hole search is far smaller) with at most this many nodes, then searches Worm Hole.

@@ -46,23 +46,12 @@ use board::{Board, State, Step};
 use memo::DeadSet;
 use search::{End, Limits, Order, Search};
 
-/// The solver's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The moves, already checked, that leave one pile.
-    Solved(Vec<Move>),
-    /// No sequence of moves leaves one pile: the contract's `-1`.
-    Unsolvable,
-    /// The budget ran out first: undecided.
-    GaveUp,
-}
+/// The solver's answer, in Late Binding's moves: solved leaves one pile; unsolvable is the
+/// contract's `-1`.
+pub type Outcome = crate::budget::Outcome<Move>;
 
 /// An outcome with its cost.
-#[derive(Clone, Debug)]
-pub struct Solution {
-    pub outcome: Outcome,
-    pub stats: Stats,
-}
+pub type Solution = crate::budget::Solution<Move>;
 
 /// The nodes of the first run, in the heuristic order (see [`solve`]).
 const FIRST_RUN_NODES: u64 = 2_000;
