@@ -33,7 +33,8 @@ pub struct Config {
     pub path: PathBuf,
     pub practical: String,
     pub course: String,
-    /// The name of the folder in a submission that holds the code (see [`super::locate_srcdir`]).
+    /// The name of the folder in a submission that holds the code (found by the build stage,
+    /// [`crate::build`], as stacscheck finds it).
     pub srcdir: String,
     /// Wall-clock limit of every script run.
     pub timeout: Duration,
