@@ -40,16 +40,9 @@ pub fn decision(plan: &Plan<'_>, test: usize, outcome: Result<&RunOutcome, &Sand
     verdict::decide(outcome, &plan.runs[planned.run].limits, planned.judge.as_ref())
 }
 
-/// Judges, scores and describes one submission. `build` is `None` when the harness itself
-/// could not prepare the submission; `results` has one entry per planned run.
-pub fn student_report(
-    plan: &Plan<'_>,
-    student: &str,
-    build: Option<&BuildReport>,
-    results: &[Option<RunResult>],
-    environment: &Environment,
-) -> StudentReport {
-    let build_section = match build {
+/// The build's part of a report; a submission the harness could not prepare is said so.
+fn build_section(build: Option<&BuildReport>) -> BuildSection {
+    match build {
         Some(report) => BuildSection {
             verdict: report.verdict,
             detail: report.detail.clone(),
@@ -62,23 +55,11 @@ pub fn student_report(
             log_tail: String::new(),
             wall_ms: 0,
         },
-    };
-    let mut reports: Vec<TestReport> = (0..plan.tests.len())
-        .map(|index| {
-            let planned = &plan.tests[index];
-            match results.get(planned.run).and_then(Option::as_ref) {
-                Some(RunResult::Ran(ran)) => {
-                    test_report(plan, index, &ran.command, ran.outcome.as_ref(), &ran.attempts)
-                }
-                Some(RunResult::Skipped { reason }) => {
-                    TestReport { explanation: reason.clone(), ..with_verdict(&planned.blank, Verdict::NotRun) }
-                }
-                None => {
-                    with_verdict(&planned.blank, if build.is_none() { Verdict::HarnessError } else { Verdict::NotRun })
-                }
-            }
-        })
-        .collect();
+    }
+}
+
+/// The test reports (in plan order) grouped into the plan's parts, each test and part scored.
+fn scored_parts(plan: &Plan<'_>, mut reports: Vec<TestReport>) -> Vec<PartReport> {
     let mut parts = Vec::with_capacity(plan.parts.len());
     for (part_index, part) in plan.parts.iter().enumerate() {
         let members: Vec<usize> = (0..plan.tests.len()).filter(|&t| plan.tests[t].part == part_index).collect();
@@ -104,6 +85,36 @@ pub fn student_report(
             tests,
         });
     }
+    parts
+}
+
+/// Judges, scores and describes one submission. `build` is `None` when the harness itself
+/// could not prepare the submission; `results` has one entry per planned run.
+pub fn student_report(
+    plan: &Plan<'_>,
+    student: &str,
+    build: Option<&BuildReport>,
+    results: &[Option<RunResult>],
+    environment: &Environment,
+) -> StudentReport {
+    let build_section = build_section(build);
+    let reports: Vec<TestReport> = (0..plan.tests.len())
+        .map(|index| {
+            let planned = &plan.tests[index];
+            match results.get(planned.run).and_then(Option::as_ref) {
+                Some(RunResult::Ran(ran)) => {
+                    test_report(plan, index, &ran.command, ran.outcome.as_ref(), &ran.attempts)
+                }
+                Some(RunResult::Skipped { reason }) => {
+                    TestReport { explanation: reason.clone(), ..with_verdict(&planned.blank, Verdict::NotRun) }
+                }
+                None => {
+                    with_verdict(&planned.blank, if build.is_none() { Verdict::HarnessError } else { Verdict::NotRun })
+                }
+            }
+        })
+        .collect();
+    let parts = scored_parts(plan, reports);
     // The check table's "provided tests" are the ones students were given: the visible ones.
     let tallies: Vec<PartTally> = parts
         .iter()

@@ -475,42 +475,62 @@ fn receive(
         }
         Done::Ran { student, run, command, outcome } => {
             let entry = progress.get_mut(&student).expect("runs follow their build");
-            let planned = &context.plan.runs[run];
-            let (outcome, attempts) = match (outcome, entry.unconfirmed.remove(&run)) {
-                (Ok(first), None) if timing::needs_confirmation(&first, &planned.limits) => {
-                    entry.unconfirmed.insert(run, first);
-                    context.run_again(student, run, command, entry);
-                    return student;
-                }
-                (Err(SandboxError::SupervisorLost { .. }), unconfirmed) if entry.lost_once.insert(run) => {
-                    // Not the program's doing: done again once, the first attempt forgotten.
-                    if let Some(first) = unconfirmed {
-                        entry.unconfirmed.insert(run, first);
-                    }
-                    context.run_again(student, run, command, entry);
-                    return student;
-                }
-                (Ok(second), Some(first)) => {
-                    let attempts = timing::attempts(&[&first, &second]);
-                    (Ok(timing::counted(first, second)), attempts)
-                }
-                (Ok(only), None) => {
-                    let attempts = timing::attempts(&[&only]);
-                    (Ok(only), attempts)
-                }
-                (Err(error), _) => (Err(error), Vec::new()),
-            };
-            if let (Some(store), Some(key), Ok(outcome)) = (store, &entry.build_key, &outcome) {
-                let stored = StoredRun { outcome: outcome.clone(), attempts: attempts.clone() };
-                if let Err(error) = store.save_run(&planned.key(key), &stored) {
-                    problems.push(HarnessProblem::new(name(student), ProblemKind::NotStored, error));
-                }
-            }
-            entry.results[run] = Some(RunResult::ran(outcome, command, attempts));
-            entry.remaining -= 1;
+            take_run(context, student, entry, Ran { run, command, outcome }, problems);
             student
         }
     }
+}
+
+/// A finished run of the program, as a worker hands it back.
+struct Ran {
+    run: usize,
+    command: crate::sandbox::Command,
+    outcome: Result<RunOutcome, SandboxError>,
+}
+
+/// Takes a run into `entry`: run again when its time must be confirmed or its supervisor was
+/// lost (once); otherwise stored and kept with the time figures that count.
+fn take_run(
+    context: &Context<'_>,
+    student: usize,
+    entry: &mut InProgress,
+    Ran { run, command, outcome }: Ran,
+    problems: &mut Vec<HarnessProblem>,
+) {
+    let planned = &context.plan.runs[run];
+    let (outcome, attempts) = match (outcome, entry.unconfirmed.remove(&run)) {
+        (Ok(first), None) if timing::needs_confirmation(&first, &planned.limits) => {
+            entry.unconfirmed.insert(run, first);
+            context.run_again(student, run, command, entry);
+            return;
+        }
+        (Err(SandboxError::SupervisorLost { .. }), unconfirmed) if entry.lost_once.insert(run) => {
+            // Not the program's doing: done again once, the first attempt forgotten.
+            if let Some(first) = unconfirmed {
+                entry.unconfirmed.insert(run, first);
+            }
+            context.run_again(student, run, command, entry);
+            return;
+        }
+        (Ok(second), Some(first)) => {
+            let attempts = timing::attempts(&[&first, &second]);
+            (Ok(timing::counted(first, second)), attempts)
+        }
+        (Ok(only), None) => {
+            let attempts = timing::attempts(&[&only]);
+            (Ok(only), attempts)
+        }
+        (Err(error), _) => (Err(error), Vec::new()),
+    };
+    if let (Some(store), Some(key), Ok(outcome)) = (context.options.store.as_ref(), &entry.build_key, &outcome) {
+        let stored = StoredRun { outcome: outcome.clone(), attempts: attempts.clone() };
+        if let Err(error) = store.save_run(&planned.key(key), &stored) {
+            let name = context.submissions[student].name.as_str();
+            problems.push(HarnessProblem::new(name, ProblemKind::NotStored, error));
+        }
+    }
+    entry.results[run] = Some(RunResult::ran(outcome, command, attempts));
+    entry.remaining -= 1;
 }
 
 /// Whether a run ended by a signal after marking began to stop (SIGINT, SIGTERM or SIGKILL

@@ -146,63 +146,72 @@ impl Reporter for Progress {
                     bar.inc(*tests as u64);
                 }
             }
-            Event::StudentDone { report, reused_runs } => {
-                self.done += 1;
-                // The tests not counted by a run: reused, skipped, or never run.
-                let counted = self.counted.remove(&report.student).unwrap_or(0);
-                let rest = self.tests.saturating_sub(counted) as u64;
-                let reused = match reused_runs {
-                    0 => String::new(),
-                    n => format!(" [{} reused]", text::count(*n, "stored result")),
-                };
-                let marks = self.paint(
-                    format!("{} / {}", crate::score::format(report.score), crate::score::format(report.max_score)),
-                    report.score,
-                    report.max_score,
-                );
-                let line = format!(
-                    "{}: {marks} ({}){reused}",
-                    text::terminal(&report.student),
-                    text::terminal(&summary_of_verdicts(report))
-                );
-                match &self.bar {
-                    Some(bar) => {
-                        bar.println(line);
-                        bar.inc(rest);
-                    }
-                    None => {
-                        // Not a terminal (a log, CI): a plain line per student with the ETA.
-                        let elapsed = self.started.elapsed();
-                        let left = self.total.saturating_sub(self.done);
-                        let eta = elapsed.mul_f64(left as f64 / self.done as f64);
-                        let eta = match left {
-                            0 => String::new(),
-                            _ => format!(", about {} left", human_duration(eta)),
-                        };
-                        // The name first, so a log can be searched by student.
-                        eprintln!("{line} [{}/{}{eta}]", self.done, self.total)
-                    }
-                }
-            }
-            Event::Finished(class) => {
-                if let Some(bar) = self.bar.take() {
-                    bar.finish_and_clear();
-                }
-                if !class.incomplete.is_empty() {
-                    eprintln!("interrupted: not marked: {}", text::terminal(&class.incomplete.join(", ")));
-                }
-                for problem in &class.harness_problems {
-                    eprintln!("harness problem: {}", text::terminal(&problem.message));
-                }
-                let took = human_duration(self.started.elapsed());
-                let marked = text::count(class.students.len(), "submission");
-                match &self.out {
-                    Some(out) => eprintln!("marked {marked} in {took}; reports in {}", out.display()),
-                    None => eprintln!("marked {marked} in {took}"),
-                }
-            }
+            Event::StudentDone { report, reused_runs } => self.student_done(report, *reused_runs),
+            Event::Finished(class) => self.finished(class),
         }
         Ok(())
+    }
+}
+
+impl Progress {
+    /// One line per student as each is marked: marks, verdicts, reused results; on a terminal
+    /// above the bar, else with the count and the time left.
+    fn student_done(&mut self, report: &StudentReport, reused_runs: usize) {
+        self.done += 1;
+        // The tests not counted by a run: reused, skipped, or never run.
+        let counted = self.counted.remove(&report.student).unwrap_or(0);
+        let rest = self.tests.saturating_sub(counted) as u64;
+        let reused = match reused_runs {
+            0 => String::new(),
+            n => format!(" [{} reused]", text::count(n, "stored result")),
+        };
+        let marks = self.paint(
+            format!("{} / {}", crate::score::format(report.score), crate::score::format(report.max_score)),
+            report.score,
+            report.max_score,
+        );
+        let line = format!(
+            "{}: {marks} ({}){reused}",
+            text::terminal(&report.student),
+            text::terminal(&summary_of_verdicts(report))
+        );
+        match &self.bar {
+            Some(bar) => {
+                bar.println(line);
+                bar.inc(rest);
+            }
+            None => {
+                // Not a terminal (a log, CI): a plain line per student with the ETA.
+                let elapsed = self.started.elapsed();
+                let left = self.total.saturating_sub(self.done);
+                let eta = elapsed.mul_f64(left as f64 / self.done as f64);
+                let eta = match left {
+                    0 => String::new(),
+                    _ => format!(", about {} left", human_duration(eta)),
+                };
+                // The name first, so a log can be searched by student.
+                eprintln!("{line} [{}/{}{eta}]", self.done, self.total)
+            }
+        }
+    }
+
+    /// The end of marking: what was not marked, harness problems, how long it took.
+    fn finished(&mut self, class: &ClassReport) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if !class.incomplete.is_empty() {
+            eprintln!("interrupted: not marked: {}", text::terminal(&class.incomplete.join(", ")));
+        }
+        for problem in &class.harness_problems {
+            eprintln!("harness problem: {}", text::terminal(&problem.message));
+        }
+        let took = human_duration(self.started.elapsed());
+        let marked = text::count(class.students.len(), "submission");
+        match &self.out {
+            Some(out) => eprintln!("marked {marked} in {took}; reports in {}", out.display()),
+            None => eprintln!("marked {marked} in {took}"),
+        }
     }
 }
 
