@@ -268,96 +268,98 @@ fn parse_version(text: &str) -> Option<Version> {
 
 /// The file's sections in order, each with the position of its header and its entries;
 /// duplicates of sections and keys are refused here, where both places are known.
-fn split_sections(path: &Path, text: &str) -> Result<Vec<(String, Pos, Vec<Entry>)>, ConfigError> {
-    let syntax = |line: usize, column: usize, problem: String, expected: &'static str| ConfigError::Syntax {
-        path: path.to_path_buf(),
-        pos: Pos { line, column },
-        problem,
-        expected,
-    };
-    let mut sections: Vec<(String, Pos, Vec<Entry>)> = Vec::new();
+fn split_sections(path: &Path, text: &str) -> Result<Vec<Section>, ConfigError> {
+    let mut sections: Vec<Section> = Vec::new();
     // Indentation of the last `key = value` line: a line indented deeper is what configparser
     // takes as a continuation of its value.
     let mut last_indent: Option<usize> = None;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (index, raw) in text.lines().enumerate() {
-        let line_no = index + 1;
         let body = raw.trim_start();
         let indent = raw.chars().count() - body.chars().count();
         let body = body.trim_end();
         if body.is_empty() || body.starts_with('#') || body.starts_with(';') {
             continue;
         }
-        let column = indent + 1;
+        let at = Pos { line: index + 1, column: indent + 1 };
         if last_indent.is_some_and(|last| indent > last) {
             return Err(syntax(
-                line_no,
-                column,
+                path,
+                at,
                 "an indented line, which would continue the value above".into(),
                 "`key = value` at the same indentation as the line before",
             ));
         }
         if let Some(rest) = body.strip_prefix('[') {
-            let Some((name, after)) = rest.split_once(']') else {
-                return Err(syntax(line_no, column, format!("`{body}`"), "a section header `[name]`"));
-            };
-            if name.is_empty() || !after.is_empty() {
-                return Err(syntax(
-                    line_no,
-                    column,
-                    format!("`{body}`"),
-                    "a section header `[name]` alone on its line",
-                ));
-            }
-            if let Some((_, first, _)) = sections.iter().find(|(n, _, _)| n == name) {
-                return Err(ConfigError::Duplicate {
-                    path: path.to_path_buf(),
-                    pos: Pos { line: line_no, column },
-                    what: format!("section [{name}]"),
-                    first_line: first.line,
-                });
-            }
-            sections.push((name.to_string(), Pos { line: line_no, column }, Vec::new()));
+            sections.push(section_header(path, &sections, body, rest, at)?);
             last_indent = None;
-            continue;
+        } else {
+            add_entry(path, &mut sections, body, at)?;
+            last_indent = Some(indent);
         }
-        let Some(split) = body.find(['=', ':']) else {
-            return Err(syntax(
-                line_no,
-                column,
-                format!("`{body}`"),
-                "`key = value`, a `[section]` header or a comment",
-            ));
-        };
-        let key_text = body[..split].trim_end();
-        if key_text.is_empty() {
-            return Err(syntax(line_no, column, format!("`{body}` has no key"), "`key = value`"));
-        }
-        let Some((section, _, entries)) = sections.last_mut() else {
-            return Err(syntax(line_no, column, format!("`{body}` before any section"), "a `[section]` header first"));
-        };
-        // configparser folds keys to lower case; values keep their case.
-        let key = key_text.to_lowercase();
-        if let Some(first) = entries.iter().find(|e| e.key == key) {
-            return Err(ConfigError::Duplicate {
-                path: path.to_path_buf(),
-                pos: Pos { line: line_no, column },
-                what: format!("key `{key}` in [{section}]"),
-                first_line: first.key_pos.line,
-            });
-        }
-        let after = &body[split + 1..];
-        let value = after.trim_start();
-        let value_column = column + body[..split + 1].chars().count() + (after.chars().count() - value.chars().count());
-        entries.push(Entry {
-            key,
-            key_pos: Pos { line: line_no, column },
-            value: value.to_string(),
-            value_pos: Pos { line: line_no, column: value_column },
-        });
-        last_indent = Some(indent);
     }
     Ok(sections)
+}
+
+/// A section's name, where its header stands, and its entries in file order.
+type Section = (String, Pos, Vec<Entry>);
+
+fn syntax(path: &Path, pos: Pos, problem: String, expected: &'static str) -> ConfigError {
+    ConfigError::Syntax { path: path.to_path_buf(), pos, problem, expected }
+}
+
+/// The section a header line `body` (`[` then `rest`) at `at` opens, unless it is malformed or
+/// repeats one of `sections`.
+fn section_header(path: &Path, sections: &[Section], body: &str, rest: &str, at: Pos) -> Result<Section, ConfigError> {
+    let Some((name, after)) = rest.split_once(']') else {
+        return Err(syntax(path, at, format!("`{body}`"), "a section header `[name]`"));
+    };
+    if name.is_empty() || !after.is_empty() {
+        return Err(syntax(path, at, format!("`{body}`"), "a section header `[name]` alone on its line"));
+    }
+    if let Some((_, first, _)) = sections.iter().find(|(n, _, _)| n == name) {
+        return Err(ConfigError::Duplicate {
+            path: path.to_path_buf(),
+            pos: at,
+            what: format!("section [{name}]"),
+            first_line: first.line,
+        });
+    }
+    Ok((name.to_string(), at, Vec::new()))
+}
+
+/// Adds the `key = value` (or `key: value`) line `body` at `at` to the last of `sections`.
+fn add_entry(path: &Path, sections: &mut [Section], body: &str, at: Pos) -> Result<(), ConfigError> {
+    let Some(split) = body.find(['=', ':']) else {
+        return Err(syntax(path, at, format!("`{body}`"), "`key = value`, a `[section]` header or a comment"));
+    };
+    let key_text = body[..split].trim_end();
+    if key_text.is_empty() {
+        return Err(syntax(path, at, format!("`{body}` has no key"), "`key = value`"));
+    }
+    let Some((section, _, entries)) = sections.last_mut() else {
+        return Err(syntax(path, at, format!("`{body}` before any section"), "a `[section]` header first"));
+    };
+    // configparser folds keys to lower case; values keep their case.
+    let key = key_text.to_lowercase();
+    if let Some(first) = entries.iter().find(|e| e.key == key) {
+        return Err(ConfigError::Duplicate {
+            path: path.to_path_buf(),
+            pos: at,
+            what: format!("key `{key}` in [{section}]"),
+            first_line: first.key_pos.line,
+        });
+    }
+    let after = &body[split + 1..];
+    let value = after.trim_start();
+    let value_column = at.column + body[..split + 1].chars().count() + (after.chars().count() - value.chars().count());
+    entries.push(Entry {
+        key,
+        key_pos: at,
+        value: value.to_string(),
+        value_pos: Pos { line: at.line, column: value_column },
+    });
+    Ok(())
 }
 
 #[cfg(test)]
