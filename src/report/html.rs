@@ -393,16 +393,10 @@ struct Point<'a> {
     verdict: Verdict,
 }
 
-/// The scatter plot of one kind of test: x the reference's search nodes, y the student's CPU
-/// time, both on log scales (hardness spans orders of magnitude); one line per student through
-/// their tests in order of hardness. A solver that scales stays flat, one that does not climbs.
-/// Filled dots were accepted; hollow ones were not (the tooltip says why).
-fn scatter_svg(kind: &str, class: &ClassReport) -> String {
-    let (width, height) = (640.0, 360.0);
-    let (left, right, top, bottom) = (64.0, 16.0, 14.0, 44.0);
-    let plot_w = width - left - right;
-    let plot_h = height - top - bottom;
-    let mut series: Vec<(usize, &StudentReport, Vec<Point>)> = Vec::new();
+/// Each student's points of `kind` tests that ran and have a reference node count, sorted by
+/// nodes then CPU time, with the student's index in the class; students without any left out.
+fn scatter_series<'a>(kind: &str, class: &'a ClassReport) -> Vec<(usize, &'a StudentReport, Vec<Point<'a>>)> {
+    let mut series = Vec::new();
     for (index, student) in class.students.iter().enumerate() {
         let mut points: Vec<Point> = student
             .parts
@@ -419,6 +413,19 @@ fn scatter_svg(kind: &str, class: &ClassReport) -> String {
             series.push((index, student, points));
         }
     }
+    series
+}
+
+/// The scatter plot of one kind of test: x the reference's search nodes, y the student's CPU
+/// time, both on log scales (hardness spans orders of magnitude); one line per student through
+/// their tests in order of hardness. A solver that scales stays flat, one that does not climbs.
+/// Filled dots were accepted; hollow ones were not (the tooltip says why).
+fn scatter_svg(kind: &str, class: &ClassReport) -> String {
+    let (width, height) = (640.0, 360.0);
+    let (left, right, top, bottom) = (64.0, 16.0, 14.0, 44.0);
+    let plot_w = width - left - right;
+    let plot_h = height - top - bottom;
+    let series = scatter_series(kind, class);
     // Logarithms of at least 1, so a test of no search (an empty layout) sits at the left edge
     // and a run of under a millisecond at the bottom.
     let log = |v: u64| (v.max(1) as f64).log10();
