@@ -100,32 +100,12 @@ pub fn refutes(
     true
 }
 
-/// Plays the projected game of the arc `lo .. lo + size` for the walk with these edge counts
-/// ending at rank `t`; `Some(true)` when it has no win, `None` when out of budget or too big to
-/// pack.
-fn arc_is_dead(
-    layout: &Layout,
-    pos: &Position,
-    (edges, t): (&[i64], usize),
-    (lo, size): (usize, usize),
-    (budget, deadline): (&mut u64, Option<Instant>),
-    played: &mut HashMap<(usize, usize, u32, u32, u8), bool>,
-) -> Option<bool> {
-    if *budget == 0 {
-        return None;
-    }
+/// The piles as the game of the arc `lo..lo+size` (of ranks) sees them: each card of the arc by
+/// its offset in it, every run of cards outside it as one token; and how many cards of each
+/// offset are left. `None` when the game would be too large to play.
+fn project(layout: &Layout, pos: &Position, lo: usize, size: usize) -> Option<(Vec<Vec<Item>>, [u32; 64])> {
     let ranks = layout.ranks as usize;
     let offset = |rank: u32| (rank as usize + ranks - lo) % ranks;
-    let l = u32::try_from(edges[(lo + ranks - 1) % ranks]).ok()?;
-    let r = u32::try_from(edges[(lo + size - 1) % ranks]).ok()?;
-    if l > MAX_CROSSINGS || r > MAX_CROSSINGS {
-        return None;
-    }
-    let place = |o: usize| if o < size { o as u8 } else { size as u8 };
-    let end = place(offset(t as u32));
-    if let Some(&dead) = played.get(&(lo, size, l, r, end)) {
-        return Some(dead);
-    }
     // Each non-empty pile projects to a pile of the game: too many cannot be packed, and
     // counting them first spares projecting every card of a huge layout to find that out.
     if pos.heights.iter().filter(|&&h| h > 0).count() > MAX_PILES {
@@ -157,6 +137,36 @@ fn arc_is_dead(
     if piles.len() > MAX_PILES || piles.iter().any(|p| p.len() > MAX_ITEMS) {
         return None;
     }
+    Some((piles, left))
+}
+
+/// Plays the projected game of the arc `lo .. lo + size` for the walk with these edge counts
+/// ending at rank `t`; `Some(true)` when it has no win, `None` when out of budget or too big to
+/// pack.
+fn arc_is_dead(
+    layout: &Layout,
+    pos: &Position,
+    (edges, t): (&[i64], usize),
+    (lo, size): (usize, usize),
+    (budget, deadline): (&mut u64, Option<Instant>),
+    played: &mut HashMap<(usize, usize, u32, u32, u8), bool>,
+) -> Option<bool> {
+    if *budget == 0 {
+        return None;
+    }
+    let ranks = layout.ranks as usize;
+    let offset = |rank: u32| (rank as usize + ranks - lo) % ranks;
+    let l = u32::try_from(edges[(lo + ranks - 1) % ranks]).ok()?;
+    let r = u32::try_from(edges[(lo + size - 1) % ranks]).ok()?;
+    if l > MAX_CROSSINGS || r > MAX_CROSSINGS {
+        return None;
+    }
+    let place = |o: usize| if o < size { o as u8 } else { size as u8 };
+    let end = place(offset(t as u32));
+    if let Some(&dead) = played.get(&(lo, size, l, r, end)) {
+        return Some(dead);
+    }
+    let (piles, left) = project(layout, pos, lo, size)?;
     // The pile-order test on the cycle of the arc's ranks and the outside (rank `size`).
     let as_ranks: Vec<Vec<u32>> = piles
         .iter()
