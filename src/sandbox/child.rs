@@ -176,6 +176,11 @@ impl Exec {
     }
 }
 
+/// The errno of the last failed call (EIO if there is none).
+fn errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)
+}
+
 /// The program's last steps, in its own process after the supervisor split: limits,
 /// `no_new_privs`, Landlock, the user switch, a fresh session keyring, seccomp, then exec.
 /// Returns only the errno of what failed.
@@ -188,7 +193,6 @@ pub(crate) unsafe fn become_program(
     seccomp: Option<&super::seccomp::Filter>,
     own_proc: bool,
 ) -> i32 {
-    let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO);
     for r in exec.rlimits {
         let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
         if libc::setrlimit(r.resource, &value) != 0 {
@@ -211,21 +215,8 @@ pub(crate) unsafe fn become_program(
     }
     // Joining a cgroup and unsharing needed the privileges given up here.
     if let Some(ids) = exec.run_as {
-        // The pipes belong to the harness; a program may re-open its own through
-        // /dev/stdin (or /proc/self/fd), which checks the owner.
-        for fd in 0..3 {
-            if libc::fchown(fd, ids.uid, ids.gid) != 0 {
-                return errno();
-            }
-        }
-        // The system calls, not the C library's wrappers: those broadcast the change to every
-        // thread the library believes in, under a lock that a thread of the harness may have
-        // held at the fork, and this process has only the one thread.
-        if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
-            || libc::syscall(libc::SYS_setgid, ids.gid) != 0
-            || libc::syscall(libc::SYS_setuid, ids.uid) != 0
-        {
-            return errno();
+        if let Err(e) = switch_user(ids) {
+            return e;
         }
     }
     if libc::chdir(exec.cwd) != 0 {
@@ -254,6 +245,32 @@ pub(crate) unsafe fn become_program(
             return e.raw_os_error().unwrap_or(libc::EIO);
         }
     }
+    exec_first(exec)
+}
+
+/// Gives the run's standard streams to `ids` and becomes that user, for good.
+unsafe fn switch_user(ids: RunAs) -> Result<(), i32> {
+    // The pipes belong to the harness; a program may re-open its own through
+    // /dev/stdin (or /proc/self/fd), which checks the owner.
+    for fd in 0..3 {
+        if libc::fchown(fd, ids.uid, ids.gid) != 0 {
+            return Err(errno());
+        }
+    }
+    // The system calls, not the C library's wrappers: those broadcast the change to every
+    // thread the library believes in, under a lock that a thread of the harness may have
+    // held at the fork, and this process has only the one thread.
+    if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
+        || libc::syscall(libc::SYS_setgid, ids.gid) != 0
+        || libc::syscall(libc::SYS_setuid, ids.uid) != 0
+    {
+        return Err(errno());
+    }
+    Ok(())
+}
+
+/// Execs the first of the candidates that can be run (the errno why none could).
+unsafe fn exec_first(exec: &Raw) -> i32 {
     // As execvp: a candidate that is missing is skipped; one that is not executable is
     // remembered; a file without a #! line is run by /bin/sh.
     let mut failure = libc::ENOENT;
