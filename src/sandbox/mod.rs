@@ -317,32 +317,6 @@ impl RunOutcome {
     }
 }
 
-#[cfg(test)]
-impl RunOutcome {
-    /// A run that exited with `exit` after printing `stdout`, using `cpu_ms` of CPU time and
-    /// touching no limit: what unit tests of the stages after the sandbox start from.
-    pub(crate) fn finished(exit: Exit, stdout: &[u8], cpu_ms: u64) -> RunOutcome {
-        RunOutcome {
-            exit,
-            wall_limit_hit: false,
-            cpu_limit_hit: false,
-            memory_limit_hit: false,
-            stdout: stdout.to_vec(),
-            stderr: Vec::new(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            wall: Duration::from_millis(cpu_ms + 10),
-            cpu: Duration::from_millis(cpu_ms),
-            cpu_source: CpuSource::Rusage,
-            memory_source: MemorySource::Cgroup,
-            peak_rss_kb: 1,
-            memory_peak_bytes: None,
-            leftovers_killed: false,
-            stdin_unwritten: 0,
-        }
-    }
-}
-
 /// A failure of the harness (never the program's fault): the run could not be carried out or
 /// observed properly, so its outcome must not be scored.
 #[derive(Debug, thiserror::Error)]

@@ -366,6 +366,32 @@ fn heap_exhausted(exit: Exit, stderr: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+impl super::RunOutcome {
+    /// A run that exited with `exit` after printing `stdout`, using `cpu_ms` of CPU time and
+    /// touching no limit: what unit tests of the stages after the sandbox start from.
+    pub(crate) fn finished(exit: super::Exit, stdout: &[u8], cpu_ms: u64) -> super::RunOutcome {
+        super::RunOutcome {
+            exit,
+            wall_limit_hit: false,
+            cpu_limit_hit: false,
+            memory_limit_hit: false,
+            stdout: stdout.to_vec(),
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            wall: std::time::Duration::from_millis(cpu_ms + 10),
+            cpu: std::time::Duration::from_millis(cpu_ms),
+            cpu_source: super::CpuSource::Rusage,
+            memory_source: super::MemorySource::Cgroup,
+            peak_rss_kb: 1,
+            memory_peak_bytes: None,
+            leftovers_killed: false,
+            stdin_unwritten: 0,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
