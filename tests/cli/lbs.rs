@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use bhgrade::build::BuildVerdict;
 use bhgrade::verdict::Verdict;
 
-use crate::support::{bhgrade, copy_tree, repo, typed};
+use crate::support::{bhgrade, copy_tree, repo, typed, verdicts};
 
 /// The tests each fixture does not pass, and how; every other test must be accepted.
 fn failures(fixture: &str) -> BTreeMap<&'static str, Verdict> {
@@ -114,14 +114,8 @@ fn every_late_binding_fixture_gets_the_verdicts_of_its_defect() {
         let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
         let report: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(typed(&report["build"]["verdict"]), Some(BuildVerdict::Ok), "{name}");
-        let got: BTreeMap<String, Verdict> = report["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|part| part["tests"].as_array().unwrap().clone())
-            .map(|test| (test["id"].as_str().unwrap().to_string(), typed(&test["verdict"]).expect("a verdict")))
-            .filter(|(_, verdict)| *verdict != Verdict::Accepted)
-            .collect();
+        let got: BTreeMap<String, Verdict> =
+            verdicts(&report).into_iter().filter(|(_, verdict)| *verdict != Verdict::Accepted).collect();
         if name == "no-visited-set" {
             // Out of time on the hard groups (how many of their layouts a search with every
             // prune but no visited set gets through in 3 s is the machine's business), and

@@ -3,13 +3,12 @@
 //! fixtures/submissions/README.md); the suite must catch exactly it. Also marks the reference
 //! itself, `bhref`, as a submission: it must get full marks.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use bhgrade::build::BuildVerdict;
 use bhgrade::verdict::Verdict;
 
-use crate::support::{mark_command, marked, quick_suite, repo, typed};
+use crate::support::{mark_command, marked, quick_suite, repo, typed, verdicts};
 
 /// Every test of the bundled suite, in suite order.
 const TESTS: [&str; 50] = [
@@ -162,17 +161,6 @@ fn expectations() -> Vec<Expectation> {
     ]
 }
 
-/// Each test's verdict in a student's JSON report, by test id (`None`: not a verdict).
-fn verdicts(report: &serde_json::Value) -> BTreeMap<String, Option<Verdict>> {
-    report["parts"]
-        .as_array()
-        .expect("parts")
-        .iter()
-        .flat_map(|part| part["tests"].as_array().expect("tests"))
-        .map(|test| (test["id"].as_str().unwrap().to_string(), typed(&test["verdict"])))
-        .collect()
-}
-
 #[test]
 fn the_groups_match_the_suite() {
     let report = marked().json("correct");
@@ -209,7 +197,7 @@ fn every_fixture_gets_exactly_its_verdicts() {
         let got = verdicts(&report);
         for test in TESTS {
             let want = expectation.exceptions.iter().find(|(id, _)| *id == test).map_or(expectation.usual, |(_, v)| *v);
-            let actual = got.get(test).copied().flatten();
+            let actual = got.get(test).copied();
             if actual != Some(want) {
                 problems.push(format!("{} {test}: {actual:?}, expected {want:?}", expectation.student));
             }
@@ -248,7 +236,7 @@ fn the_reference_marked_as_a_submission_gets_full_marks() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = read_json(&out.join("students/bhref.json"));
     let not_accepted: Vec<_> =
-        verdicts(&report).into_iter().filter(|(_, verdict)| *verdict != Some(Verdict::Accepted)).collect();
+        verdicts(&report).into_iter().filter(|(_, verdict)| *verdict != Verdict::Accepted).collect();
     assert!(not_accepted.is_empty(), "{not_accepted:?}");
     assert_eq!(report["score"], 20.0);
 }

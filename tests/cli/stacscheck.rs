@@ -7,18 +7,11 @@ use std::path::Path;
 
 use bhgrade::verdict::Verdict;
 
-use crate::support::{bhgrade, copy_tree, repo, typed};
+use crate::support::{self, bhgrade, copy_tree, repo};
 
 fn verdicts(out: &Path, student: &str) -> BTreeMap<String, Verdict> {
     let text = std::fs::read_to_string(out.join(format!("students/{student}.json"))).unwrap();
-    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
-    report["parts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|p| p["tests"].as_array().unwrap().clone())
-        .map(|t| (t["id"].as_str().unwrap().to_string(), typed(&t["verdict"]).expect("a verdict")))
-        .collect()
+    support::verdicts(&serde_json::from_str(&text).unwrap())
 }
 
 #[test]

@@ -112,3 +112,15 @@ pub fn require(test: &str, what: &str, available: bool) -> bool {
 pub fn typed<T: serde::de::DeserializeOwned>(value: &serde_json::Value) -> Option<T> {
     serde_json::from_value(value.clone()).ok()
 }
+
+/// Each test's verdict in a student's JSON report, by test id (a value that is not a verdict
+/// fails the test).
+pub fn verdicts(report: &serde_json::Value) -> std::collections::BTreeMap<String, bhgrade::verdict::Verdict> {
+    report["parts"]
+        .as_array()
+        .expect("parts")
+        .iter()
+        .flat_map(|part| part["tests"].as_array().expect("tests"))
+        .map(|test| (test["id"].as_str().expect("an id").to_string(), typed(&test["verdict"]).expect("a verdict")))
+        .collect()
+}
