@@ -10,13 +10,14 @@
 //! piles, the worm-hole rules), and dead positions are recognised early by necessary conditions
 //! (`walk`: can the remaining ranks follow the hole at all; `cuts`: in an order the piles
 //! allow). A Black Hole search still going after [`ARC_TEST_AFTER`] nodes tries a deeper test
-//! once at its root (`arcs`: small games on arcs of ranks). Every rule has its soundness
+//! once at its root (`arcs`: small games on arcs of ranks). A run that stalls starts again
+//! from the root with its ties of move order broken another way, keeping the memo
+//! ([`FIRST_RUN_NODES`]). Every rule has its soundness
 //! argument on its own function and a test against exhaustive search. The search is complete
 //! for generalised decks: any ranks, suits and piles, uneven or empty piles, any hole card,
 //! partial decks.
 //!
-//! Worm Hole first looks for a Black Hole solution, and every witness is replayed through
-//! [`crate::blackhole::check`] before it is reported.
+//! Every witness is replayed through [`crate::blackhole::check`] before it is reported.
 
 mod arcs;
 mod cuts;
@@ -45,29 +46,16 @@ pub type Outcome = crate::budget::Outcome<Move>;
 /// An outcome with its cost.
 pub type Solution = crate::budget::Solution<Move>;
 
-/// Worm Hole first looks for a Black Hole solution (every one is also a Worm Hole solution, and
-/// the Black Hole search is far smaller) with at most this many nodes, then searches Worm Hole.
-pub const WORM_BLACK_HOLE_NODES: u64 = 20_000;
-
 /// Solves `puzzle` as `game` within `budget`.
+///
+/// Worm Hole is searched as itself from the start. (It once looked for a Black Hole solution
+/// first, with up to 20,000 nodes: on the standard deals 1..=20,000 that cost eleven times the
+/// nodes of searching Worm Hole alone, whose 99th percentile is 808 nodes.)
 pub fn solve(puzzle: &Puzzle, game: Game, budget: &Budget) -> Solution {
     let start = Instant::now();
     let mut stats = Stats::default();
-    let deadline = search::deadline(start, budget.time);
-    let mut end = End::GaveUp;
-    if game == Game::WormHole {
-        let limits = Limits { max_nodes: budget.max_nodes.min(WORM_BLACK_HOLE_NODES), deadline };
-        end = run(puzzle, Game::BlackHole, budget, limits, &mut stats);
-        if end == End::Unsolvable {
-            // No Black Hole solution says nothing about Worm Hole.
-            end = End::GaveUp;
-        }
-    }
-    if end == End::GaveUp {
-        let limits = Limits { max_nodes: budget.max_nodes.saturating_sub(stats.nodes), deadline };
-        end = run(puzzle, game, budget, limits, &mut stats);
-    }
-    let outcome = match end {
+    let limits = Limits { max_nodes: budget.max_nodes, deadline: search::deadline(start, budget.time) };
+    let outcome = match run(puzzle, game, budget, limits, &mut stats) {
         End::Solved(moves) => verified(puzzle, game, moves),
         End::Unsolvable => Outcome::Unsolvable,
         End::GaveUp => Outcome::GaveUp,
@@ -87,33 +75,55 @@ pub const ARC_TEST_AFTER: u64 = 150_000;
 const ARC_TEST_BUDGET: u64 = 250_000;
 const ARC_GAME_BUDGET: u64 = 75_000;
 
-/// One search of `puzzle` as `game`, adding its cost to `stats`.
+/// The nodes of the first run of a search; each restart may use twice as many as the run
+/// before, and the first run that would pass [`LAST_RESTART_NODES`] is not cut short.
+///
+/// A depth-first search that commits early to a dead branch can spend a hundred thousand
+/// nodes in it on a deal that another order of equally good moves solves in a few hundred;
+/// every run shares the memo, so a position proved dead stays dead and an unsolvable deal pays
+/// little for the restarts. Measured on the standard deals 1..=20,000 (Black Hole): 33% fewer
+/// nodes in all, the 99th percentile 29,756 → 17,784 nodes; first runs of 100 to 2,000 nodes
+/// all did about as well.
+const FIRST_RUN_NODES: u64 = 250;
+const LAST_RESTART_NODES: u64 = 2_000_000;
+
+/// One search of `puzzle` as `game`, adding its cost to `stats`: runs from the root in
+/// restarted orders ([`FIRST_RUN_NODES`]) until one ends or the limits do, with the arc test
+/// once after [`ARC_TEST_AFTER`] nodes (Black Hole only).
 fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, stats: &mut Stats) -> End {
     let layout = Layout::new(puzzle, game);
     let mut memo = DeadSet::new(layout.key.width(), budget.memo_bytes);
     let root = Position::start(&layout, puzzle);
-    let search = |limits: Limits, memo: &mut DeadSet, stats: &mut Stats| {
-        let mut search = Search::new(&layout, root.clone(), memo);
-        let end = search.run(limits);
-        stats.nodes += search.nodes();
-        end
-    };
-    let end = if game == Game::BlackHole && limits.max_nodes > ARC_TEST_AFTER {
-        let before = stats.nodes;
-        let end = search(Limits { max_nodes: ARC_TEST_AFTER, ..limits }, &mut memo, stats);
-        let ends = search::last_card_ranks(&layout, &root.heights);
-        if end != End::GaveUp {
-            end
-        } else if arcs::refutes(&layout, &root, ends, (ARC_TEST_BUDGET, ARC_GAME_BUDGET), limits.deadline) {
-            End::Unsolvable
-        } else {
-            // Again from the root, with every dead position found so far remembered.
-            let left = limits.max_nodes - (stats.nodes - before);
-            search(Limits { max_nodes: left, ..limits }, &mut memo, stats)
+    let mut arc_test_due = game == Game::BlackHole && limits.max_nodes > ARC_TEST_AFTER;
+    let mut used = 0;
+    let mut restart = 0;
+    let end = loop {
+        let share = FIRST_RUN_NODES.checked_shl(restart).filter(|&n| n <= LAST_RESTART_NODES).unwrap_or(u64::MAX);
+        let left = limits.max_nodes - used;
+        // A run stops at the arc test's turn, too: the next one starts after it.
+        let mut this = share.min(left);
+        if arc_test_due {
+            this = this.min(ARC_TEST_AFTER - used);
         }
-    } else {
-        search(limits, &mut memo, stats)
+        let mut search = Search::new(&layout, root.clone(), &mut memo, u64::from(restart));
+        let end = search.run(Limits { max_nodes: this, ..limits });
+        // A run that gives up has expanded one node past its share.
+        used = (used + search.nodes()).min(limits.max_nodes);
+        if end != End::GaveUp || this == left || limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            break end;
+        }
+        if arc_test_due && used >= ARC_TEST_AFTER {
+            arc_test_due = false;
+            let ends = search::last_card_ranks(&layout, &root.heights);
+            if arcs::refutes(&layout, &root, ends, (ARC_TEST_BUDGET, ARC_GAME_BUDGET), limits.deadline) {
+                break End::Unsolvable;
+            }
+        }
+        if this == share {
+            restart += 1;
+        }
     };
+    stats.nodes += used;
     stats.peak_memo_entries = stats.peak_memo_entries.max(memo.peak_len());
     stats.peak_memo_bytes = stats.peak_memo_bytes.max(memo.bytes());
     end
