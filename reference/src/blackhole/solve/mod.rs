@@ -12,7 +12,7 @@
 //! allow). A Black Hole search still going after [`ARC_TEST_AFTER`] nodes tries a deeper test
 //! once at its root (`arcs`: small games on arcs of ranks). A run that stalls starts again
 //! from the root with its ties of move order broken another way, keeping the memo
-//! ([`FIRST_RUN_NODES`]). Every rule has its soundness
+//! ([`RESTART_UNIT`]). Every rule has its soundness
 //! argument on its own function and a test against exhaustive search. The search is complete
 //! for generalised decks: any ranks, suits and piles, uneven or empty piles, any hole card,
 //! partial decks.
@@ -52,10 +52,16 @@ pub type Solution = crate::budget::Solution<Move>;
 /// first, with up to 20,000 nodes: on the standard deals 1..=20,000 that cost eleven times the
 /// nodes of searching Worm Hole alone, whose 99th percentile is 808 nodes.)
 pub fn solve(puzzle: &Puzzle, game: Game, budget: &Budget) -> Solution {
+    solve_restarting(puzzle, game, budget, RESTART_UNIT)
+}
+
+/// [`solve`] with runs of `unit` times Luby's sequence in nodes (tests use small units to
+/// restart often).
+fn solve_restarting(puzzle: &Puzzle, game: Game, budget: &Budget, unit: u64) -> Solution {
     let start = Instant::now();
     let mut stats = Stats::default();
     let limits = Limits { max_nodes: budget.max_nodes, deadline: search::deadline(start, budget.time) };
-    let outcome = match run(puzzle, game, budget, limits, &mut stats) {
+    let outcome = match run(puzzle, game, budget, (limits, unit), &mut stats) {
         End::Solved(moves) => verified(puzzle, game, moves),
         End::Unsolvable => Outcome::Unsolvable,
         End::GaveUp => Outcome::GaveUp,
@@ -75,37 +81,53 @@ pub const ARC_TEST_AFTER: u64 = 150_000;
 const ARC_TEST_BUDGET: u64 = 250_000;
 const ARC_GAME_BUDGET: u64 = 75_000;
 
-/// The nodes of the first run of a search; each restart may use twice as many as the run
-/// before, and the first run that would pass [`LAST_RESTART_NODES`] is not cut short.
+/// The unit of the runs' shares: run `i` (from 1) may use `RESTART_UNIT * luby(i)` nodes, the
+/// universal restart schedule of Luby, Sinclair and Zuckerman (1, 1, 2, 1, 1, 2, 4, 1, ...).
+/// A run whose share would pass [`LAST_RESTART_NODES`] is not cut short, so the search stays
+/// complete.
 ///
 /// A depth-first search that commits early to a dead branch can spend a hundred thousand
 /// nodes in it on a deal that another order of equally good moves solves in a few hundred;
 /// every run shares the memo, so a position proved dead stays dead and an unsolvable deal pays
-/// little for the restarts. Measured on the standard deals 1..=20,000 (Black Hole): 33% fewer
-/// nodes in all, the 99th percentile 29,756 → 17,784 nodes; first runs of 100 to 2,000 nodes
-/// all did about as well.
-const FIRST_RUN_NODES: u64 = 250;
+/// little for the restarts. Measured on the standard deals 1..=20,000 (Black Hole), against one
+/// run: 29% fewer nodes in all, the 99th percentile 29,756 → 15,455 nodes (doubling shares
+/// from 250 nodes: 17,784; on deals 20,001..=40,000, Luby 16,899 and doubling 20,318); units
+/// of 100 to 1,200 nodes did about as well.
+const RESTART_UNIT: u64 = 300;
 const LAST_RESTART_NODES: u64 = 2_000_000;
 
+/// The `i`-th term (from 1) of Luby's sequence: `2^(k-1)` when `i = 2^k - 1`, else the term
+/// at `i - 2^(k-1) + 1` for the `k` with `2^(k-1) <= i < 2^k - 1`.
+fn luby(mut i: u64) -> u64 {
+    loop {
+        let half = 1u64 << (63 - i.leading_zeros()); // 2^(k-1) <= i < 2^k
+        if i == half - 1 + half {
+            return half;
+        }
+        i -= half - 1;
+    }
+}
+
 /// One search of `puzzle` as `game`, adding its cost to `stats`: runs from the root in
-/// restarted orders ([`FIRST_RUN_NODES`]) until one ends or the limits do, with the arc test
+/// restarted orders (shares of `unit` times Luby's sequence; see [`RESTART_UNIT`]) until one ends or the limits do, with the arc test
 /// once after [`ARC_TEST_AFTER`] nodes (Black Hole only).
-fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, stats: &mut Stats) -> End {
+fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u64), stats: &mut Stats) -> End {
     let layout = Layout::new(puzzle, game);
     let mut memo = DeadSet::new(layout.key.width(), budget.memo_bytes);
     let root = Position::start(&layout, puzzle);
     let mut arc_test_due = game == Game::BlackHole && limits.max_nodes > ARC_TEST_AFTER;
     let mut used = 0;
-    let mut restart = 0;
+    let mut restart: u64 = 0;
     let end = loop {
-        let share = FIRST_RUN_NODES.checked_shl(restart).filter(|&n| n <= LAST_RESTART_NODES).unwrap_or(u64::MAX);
+        let share =
+            Some(unit.saturating_mul(luby(restart + 1))).filter(|&n| n <= LAST_RESTART_NODES).unwrap_or(u64::MAX);
         let left = limits.max_nodes - used;
         // A run stops at the arc test's turn, too: the next one starts after it.
         let mut this = share.min(left);
         if arc_test_due {
             this = this.min(ARC_TEST_AFTER - used);
         }
-        let mut search = Search::new(&layout, root.clone(), &mut memo, u64::from(restart));
+        let mut search = Search::new(&layout, root.clone(), &mut memo, restart);
         let end = search.run(Limits { max_nodes: this, ..limits });
         // A run that gives up has expanded one node past its share.
         used = (used + search.nodes()).min(limits.max_nodes);

@@ -311,6 +311,24 @@ fn all_prunes_together_keep_a_solvable_child() {
 
 #[test]
 fn solve_agrees_with_exhaustive_search_and_witnesses_check() {
+    agrees_with_exhaustive_search(RESTART_UNIT);
+}
+
+#[test]
+fn restarting_after_every_node_or_so_agrees_with_exhaustive_search() {
+    // Tiny puzzles rarely need a second run at the real unit: runs of 1, 1, 2, 1, ... nodes
+    // restart all the time, each in another order, sharing the memo.
+    agrees_with_exhaustive_search(1);
+}
+
+#[test]
+fn luby_s_sequence_starts_as_published() {
+    let terms: Vec<u64> = (1..=16).map(luby).collect();
+    assert_eq!(terms, [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, 1]);
+    assert_eq!(luby(u64::MAX), 1 << 63);
+}
+
+fn agrees_with_exhaustive_search(unit: u64) {
     for seed in 0..3000 {
         let mut rng = SplitMix64::new(seed ^ 0xabcdef);
         let puzzle = random_puzzle(&mut rng, 12);
@@ -318,7 +336,7 @@ fn solve_agrees_with_exhaustive_search_and_witnesses_check() {
             let layout = Layout::new(&puzzle, game);
             let mut ex = Exhaustive { layout: &layout, known: HashMap::new() };
             let expected = ex.solvable(&mut Position::start(&layout, &puzzle));
-            let solution = solve(&puzzle, game, &Budget::default());
+            let solution = solve_restarting(&puzzle, game, &Budget::default(), unit);
             match solution.outcome {
                 Outcome::Solved(moves) => {
                     assert!(expected, "{puzzle} {game}");
