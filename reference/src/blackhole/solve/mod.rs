@@ -109,8 +109,9 @@ fn luby(mut i: u64) -> u64 {
 }
 
 /// One search of `puzzle` as `game`, adding its cost to `stats`: runs from the root in
-/// restarted orders (shares of `unit` times Luby's sequence; see [`RESTART_UNIT`]) until one ends or the limits do, with the arc test
-/// once after [`ARC_TEST_AFTER`] nodes (Black Hole only).
+/// restarted orders (shares of `unit` times Luby's sequence; see [`RESTART_UNIT`]) until one
+/// ends or the limits do, with the arc test once after [`ARC_TEST_AFTER`] nodes (Black Hole
+/// only).
 fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u64), stats: &mut Stats) -> End {
     let layout = Layout::new(puzzle, game);
     let mut memo = DeadSet::new(layout.key.width(), budget.memo_bytes);
@@ -118,6 +119,9 @@ fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u6
     let mut arc_test_due = game == Game::BlackHole && limits.max_nodes > ARC_TEST_AFTER;
     let mut used = 0;
     let mut restart: u64 = 0;
+    // One search serves every run: the pile-order test's tables, built as positions need them,
+    // are kept.
+    let mut search = Search::new(&layout, root.clone(), &mut memo, restart);
     let end = loop {
         let share =
             Some(unit.saturating_mul(luby(restart + 1))).filter(|&n| n <= LAST_RESTART_NODES).unwrap_or(u64::MAX);
@@ -127,7 +131,7 @@ fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u6
         if arc_test_due {
             this = this.min(ARC_TEST_AFTER - used);
         }
-        let mut search = Search::new(&layout, root.clone(), &mut memo, restart);
+        search.start_over(&root, restart);
         let end = search.run(Limits { max_nodes: this, ..limits });
         // A run that gives up has expanded one node past its share.
         used = (used + search.nodes()).min(limits.max_nodes);
@@ -145,6 +149,7 @@ fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u6
             restart += 1;
         }
     };
+    drop(search);
     stats.nodes += used;
     stats.peak_memo_entries = stats.peak_memo_entries.max(memo.peak_len());
     stats.peak_memo_bytes = stats.peak_memo_bytes.max(memo.bytes());

@@ -121,7 +121,15 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// The nodes expanded so far.
+    /// Goes back to `root` for another run, whose ties of move order `restart` breaks, with the
+    /// memo and the scratch kept; [`Self::nodes`] counts from 0 again.
+    pub fn start_over(&mut self, root: &Position, restart: u64) {
+        self.pos.clone_from(root);
+        self.restart = restart;
+        self.nodes = 0;
+    }
+
+    /// The nodes expanded so far (in this run).
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
