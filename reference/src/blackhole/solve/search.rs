@@ -340,24 +340,8 @@ impl<'a> Search<'a> {
             }
         }
         prune::keep_plays_with(&mut self.candidates, &mut self.rank_flags);
-        // Cards of the ranks with most cards left first: spending a scarce rank early cuts the
-        // walk of hole ranks short. Then cards with more beneath them: clearing tall piles
-        // early keeps options open (the paper's value ordering). Measured on 20,000 standard
-        // deals, this order takes 10% fewer nodes than the paper's (heights first).
-        let heights = &pos.heights;
-        let counts = &pos.counts;
-        let order = |c: &PlayCandidate| (Reverse(counts[c.rank as usize]), Reverse(heights[c.pile as usize]));
-        if self.restart == 0 {
-            // A stable sort keeps pile order among equals.
-            self.candidates.sort_by_key(order);
-        } else {
-            let salt = self.restart.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-            let cards = &layout.cards;
-            self.candidates.sort_by_key(|c| {
-                let card = u64::from(cards[c.pile as usize][heights[c.pile as usize] as usize - 1]);
-                (order(c), (card ^ salt).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-            });
-        }
+        self.order_plays();
+        let pos = &self.pos;
         let from_worm = pos.worm.is_some_and(|worm| {
             let rank = (worm - 1) % ranks;
             rank == up || rank == down
@@ -367,6 +351,30 @@ impl<'a> Search<'a> {
             out.push(Step::FromWorm);
         }
         out.extend(self.worm_piles.iter().map(|&p| Step::WormPlay(p)));
+    }
+
+    /// Sorts the kept plays best first.
+    ///
+    /// Cards of the ranks with most cards left first: spending a scarce rank early cuts the
+    /// walk of hole ranks short. Then cards with more beneath them: clearing tall piles early
+    /// keeps options open (the paper's value ordering). Measured on 20,000 standard deals, this
+    /// order takes 10% fewer nodes than the paper's (heights first). The first run keeps pile
+    /// order among equals; a restart orders them by a hash of its number and the card.
+    fn order_plays(&mut self) {
+        let heights = &self.pos.heights;
+        let counts = &self.pos.counts;
+        let order = |c: &PlayCandidate| (Reverse(counts[c.rank as usize]), Reverse(heights[c.pile as usize]));
+        if self.restart == 0 {
+            // A stable sort keeps pile order among equals.
+            self.candidates.sort_by_key(order);
+        } else {
+            let salt = self.restart.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            let cards = &self.layout.cards;
+            self.candidates.sort_by_key(|c| {
+                let card = u64::from(cards[c.pile as usize][heights[c.pile as usize] as usize - 1]);
+                (order(c), (card ^ salt).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            });
+        }
     }
 }
 
