@@ -3,7 +3,9 @@
 //!
 //! Input: a 64-bit seed. Output: a fixed sequence of 64-bit numbers, and numbers below a bound
 //! taken from them. Not for anything the reference decides: the solvers and the generators never
-//! use it (`GEN` is [`crate::java_random::JavaRandom`], byte for byte the starter's).
+//! use it (`GEN` is [`crate::java_random::JavaRandom`], byte for byte the starter's). Beside it,
+//! [`scramble`]: the one hash the solvers' restarts order equal moves by (an order, never an
+//! answer).
 //!
 //! ```
 //! use bhref::rng::SplitMix64;
@@ -47,6 +49,13 @@ impl SplitMix64 {
     pub fn index(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
+}
+
+/// A hash of `value` under `seed`, for sorting by: a restart of a search orders moves by it, so
+/// that each seed gives another order (both solvers' restarts use it).
+#[inline]
+pub fn scramble(seed: u64, value: u64) -> u64 {
+    (value ^ seed.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ fn solve_restarting(puzzle: &Puzzle, game: Game, budget: &Budget, unit: u64) -> 
     let start = Instant::now();
     let mut stats = Stats::default();
     let limits = Limits { max_nodes: budget.max_nodes, deadline: search::deadline(start, budget.time) };
-    let outcome = match run(puzzle, game, budget, (limits, unit), &mut stats) {
+    let outcome = match run(puzzle, game, budget, limits, unit, &mut stats) {
         End::Solved(moves) => verified(puzzle, game, moves),
         End::Unsolvable => Outcome::Unsolvable,
         End::GaveUp => Outcome::GaveUp,
@@ -113,7 +113,7 @@ fn luby(mut i: u64) -> u64 {
 /// restarted orders (shares of `unit` times Luby's sequence; see [`RESTART_UNIT`]) until one
 /// ends or the limits do, with the arc test once after [`ARC_TEST_AFTER`] nodes (Black Hole
 /// only).
-fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u64), stats: &mut Stats) -> End {
+fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, unit: u64, stats: &mut Stats) -> End {
     let layout = Layout::new(puzzle, game);
     let mut memo = DeadSet::new(layout.key.width(), budget.memo_bytes);
     let root = Position::start(&layout, puzzle);
@@ -122,7 +122,7 @@ fn run(puzzle: &Puzzle, game: Game, budget: &Budget, (limits, unit): (Limits, u6
     let mut restart: u64 = 0;
     // One search serves every run: the pile-order test's tables, built as positions need them,
     // are kept.
-    let mut search = Search::new(&layout, root.clone(), &mut memo, restart);
+    let mut search = Search::new(&layout, root.clone(), &mut memo);
     let end = loop {
         let share =
             Some(unit.saturating_mul(luby(restart + 1))).filter(|&n| n <= LAST_RESTART_NODES).unwrap_or(u64::MAX);

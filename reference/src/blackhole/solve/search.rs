@@ -99,8 +99,9 @@ pub struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    /// A search from `pos` whose ties of move order are broken by `restart` (0: pile order).
-    pub fn new(layout: &'a Layout, pos: Position, memo: &'a mut DeadSet, restart: u64) -> Self {
+    /// A search from `pos`, its first run keeping pile order among equal moves (see
+    /// [`Self::start_over`] for the runs after it).
+    pub fn new(layout: &'a Layout, pos: Position, memo: &'a mut DeadSet) -> Self {
         let order = PileOrder::new(layout.ranks, &layout.pile_ranks);
         Search {
             layout,
@@ -117,7 +118,7 @@ impl<'a> Search<'a> {
             stamp: 0,
             rank_flags: Vec::new(),
             worm_entries: !super::mutant::worm_entries_disabled(),
-            restart,
+            restart: 0,
         }
     }
 
@@ -368,11 +369,11 @@ impl<'a> Search<'a> {
             // A stable sort keeps pile order among equals.
             self.candidates.sort_by_key(order);
         } else {
-            let salt = self.restart.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+            let restart = self.restart;
             let cards = &self.layout.cards;
             self.candidates.sort_by_key(|c| {
                 let card = u64::from(cards[c.pile as usize][heights[c.pile as usize] as usize - 1]);
-                (order(c), (card ^ salt).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                (order(c), crate::rng::scramble(restart, card))
             });
         }
     }

@@ -239,7 +239,7 @@ fn solvable_positions_pass_the_pile_order_tests() {
         for game in [Game::BlackHole, Game::WormHole] {
             for_each_position(&puzzle, game, |layout, pos, ex| {
                 let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 16);
-                let mut search = Search::new(layout, pos.clone(), &mut memo, 0);
+                let mut search = Search::new(layout, pos.clone(), &mut memo);
                 let feasible = search.feasible();
                 if ex.solvable(pos) {
                     assert!(feasible, "{puzzle} {game}: a solvable position failed the pile-order test");
@@ -288,7 +288,7 @@ fn the_arc_projection_never_refutes_a_solvable_position() {
                 assert!(!ex.solvable(pos), "{puzzle}: the arc test refuted a solvable position");
                 // Count the refutations the other tests miss.
                 let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 16);
-                refuted += usize::from(Search::new(layout, pos.clone(), &mut memo, 0).feasible());
+                refuted += usize::from(Search::new(layout, pos.clone(), &mut memo).feasible());
             }
         });
     }
@@ -302,7 +302,7 @@ fn all_prunes_together_keep_a_solvable_child() {
             return;
         }
         let mut memo = memo::DeadSet::new(layout.key.width(), 1 << 20);
-        let mut search = Search::new(layout, pos.clone(), &mut memo, 0);
+        let mut search = Search::new(layout, pos.clone(), &mut memo);
         let mut kept = Vec::new();
         search.children(&mut kept);
         assert!(kept.into_iter().any(|s| ex.child_solvable(pos, s)), "the prunes lost every solution");

@@ -265,7 +265,7 @@ impl<'a> Search<'a> {
                 Order::Heuristic => degree << 40 | u64::from(step.from - step.to) << 32 | i as u64,
                 Order::Shuffled(seed) => {
                     let cards = u64::from(row[step.from as usize]) << 32 | u64::from(row[step.to as usize]);
-                    (cards ^ seed.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                    crate::rng::scramble(seed, cards)
                 }
             };
             self.order.push((rank, *step));
