@@ -261,9 +261,10 @@ impl<'a> Search<'a> {
             order.allows(slack, crossings)
         };
         let ends = match layout.game {
-            Game::BlackHole => last_card_ranks(layout, &pos.heights),
+            Game::BlackHole => pos.ends,
             Game::WormHole => u64::MAX,
         };
+        debug_assert!(layout.game == Game::WormHole || pos.ends == last_card_ranks(layout, &pos.heights));
         walk::walk_feasible(layout.ranks, &pos.counts, pos.hole, pos.remaining, ends, Some(&mut allow))
     }
 
@@ -307,18 +308,14 @@ impl<'a> Search<'a> {
             }
         }
         let stamp = self.stamp;
-        for (p, &h) in pos.heights.iter().enumerate() {
-            if h == 0 {
-                continue;
-            }
+        let follows = |rank: u32| rank == up || rank == down;
+        for p in movable_piles(&pos.tops, &pos.unders, follows, worm_open) {
+            let h = pos.heights[p];
             let top = h as usize - 1;
-            let rank = layout.pile_ranks[p][top];
+            let rank = pos.tops[p];
             let unit = layout.unit[p][top];
-            let playable = rank == up || rank == down;
-            let wormable = worm_open && prune::may_enter_worm(unit) && {
-                let under = layout.pile_ranks[p][top - 1];
-                prune::worm_then_play(under == up || under == down)
-            };
+            let playable = follows(rank);
+            let wormable = worm_open && prune::may_enter_worm(unit) && prune::worm_then_play(follows(pos.unders[p]));
             if !(playable || wormable) {
                 continue;
             }
@@ -377,6 +374,30 @@ impl<'a> Search<'a> {
             });
         }
     }
+}
+
+/// The piles, in order, whose top card may follow the hole (`follows`), or, when `worm_open`,
+/// whose card beneath the top may: a branch-free pass over `tops` and `unders` (where an
+/// absent card is [`super::state::NO_CARD`], which follows nothing), 64 piles at a time.
+fn movable_piles<'a>(
+    tops: &'a [u32],
+    unders: &'a [u32],
+    follows: impl Fn(u32) -> bool + Copy + 'a,
+    worm_open: bool,
+) -> impl Iterator<Item = usize> + 'a {
+    tops.chunks(64).zip(unders.chunks(64)).enumerate().flat_map(move |(chunk, (tops, unders))| {
+        let mut mask = 0u64;
+        for (i, (&top, &under)) in tops.iter().zip(unders).enumerate() {
+            mask |= u64::from(follows(top) || (worm_open && follows(under))) << i;
+        }
+        std::iter::from_fn(move || {
+            (mask != 0).then(|| {
+                let i = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                64 * chunk + i
+            })
+        })
+    })
 }
 
 /// The ranks a Black Hole game from these heights can end with, as a mask (bit `r` for rank

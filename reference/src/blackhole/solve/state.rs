@@ -128,7 +128,21 @@ pub struct Position {
     pub key: Vec<u64>,
     /// How often each remnant class occurs (kept for updating the key).
     occurrences: Vec<u32>,
+    /// Each pile's top rank and the rank beneath it ([`NO_CARD`] where there is none): the
+    /// search scans these for the moves, in one array, rather than every pile's ranks.
+    pub tops: Vec<u32>,
+    pub unders: Vec<u32>,
+    /// The ranks of the bottom cards of non-empty piles, as a mask (bit `r` for rank `r`; every
+    /// rank from 64 on is set): the ranks a Black Hole game can end with (see
+    /// [`super::search::last_card_ranks`]).
+    pub ends: u64,
+    /// How many non-empty piles have a bottom card of each rank (below 64), for `ends`.
+    bottoms: Vec<u32>,
 }
+
+/// The rank in [`Position::tops`] and [`Position::unders`] where a pile has no such card: no
+/// rank is adjacent to it.
+pub const NO_CARD: u32 = u32::MAX;
 
 impl Position {
     /// The puzzle's starting position.
@@ -143,7 +157,43 @@ impl Position {
         let hole = puzzle.deck.rank(puzzle.hole);
         let (key, occurrences) = layout.key.start(&heights, hole);
         let remaining = heights.iter().sum();
-        Position { heights, hole, worm: None, counts, remaining, key, occurrences }
+        let piles = heights.len();
+        let mut pos = Position {
+            heights,
+            hole,
+            worm: None,
+            counts,
+            remaining,
+            key,
+            occurrences,
+            tops: vec![NO_CARD; piles],
+            unders: vec![NO_CARD; piles],
+            ends: if layout.ranks > 64 { u64::MAX } else { 0 },
+            bottoms: vec![0; layout.ranks.min(64) as usize],
+        };
+        for p in 0..piles {
+            pos.set_height(layout, p, pos.heights[p], 0);
+        }
+        pos
+    }
+
+    /// Sets pile `p`'s height from `old` to `h`, keeping `tops`, `unders` and `ends`.
+    fn set_height(&mut self, layout: &Layout, p: usize, h: u32, old: u32) {
+        let ranks = &layout.pile_ranks[p];
+        self.heights[p] = h;
+        self.tops[p] = if h > 0 { ranks[h as usize - 1] } else { NO_CARD };
+        self.unders[p] = if h > 1 { ranks[h as usize - 2] } else { NO_CARD };
+        if (h == 0) != (old == 0) {
+            if let Some(count) = self.bottoms.get_mut(ranks[0] as usize) {
+                if h == 0 {
+                    *count -= 1;
+                } else {
+                    *count += 1;
+                }
+                let bit = 1u64 << ranks[0];
+                self.ends = if *count > 0 { self.ends | bit } else { self.ends & !bit };
+            }
+        }
     }
 
     /// Whether every card has reached the black hole.
@@ -172,7 +222,7 @@ impl Position {
         let h = self.heights[p];
         debug_assert!(h > 0);
         layout.key.lower(&mut self.key, &mut self.occurrences, p, h);
-        self.heights[p] = h - 1;
+        self.set_height(layout, p, h - 1, h);
         let top = h as usize - 1;
         (layout.cards[p][top], layout.pile_ranks[p][top])
     }
@@ -180,7 +230,7 @@ impl Position {
     fn raise(&mut self, layout: &Layout, p: usize) {
         let h = self.heights[p] + 1;
         layout.key.raise(&mut self.key, &mut self.occurrences, p, h);
-        self.heights[p] = h;
+        self.set_height(layout, p, h, h - 1);
     }
 
     /// Turns `key`, a copy of this position's key, into the key after [`Step::Play`] from
@@ -269,13 +319,27 @@ mod tests {
         let start = pos.key.clone();
         let mut seen = vec![start.clone()];
         let mut undo = Vec::new();
+        // The scanned copies of the piles' top ranks, and the mask of bottom ranks, follow.
+        let scanned = |pos: &Position| {
+            for p in 0..3 {
+                let h = pos.heights[p] as usize;
+                let rank = |i: usize| layout.pile_ranks[p][i];
+                assert_eq!(pos.tops[p], if h > 0 { rank(h - 1) } else { NO_CARD });
+                assert_eq!(pos.unders[p], if h > 1 { rank(h - 2) } else { NO_CARD });
+            }
+            assert_eq!(pos.ends, super::super::search::last_card_ranks(&layout, &pos.heights));
+        };
+        scanned(&pos);
         for step in [Step::Play(0), Step::ToWorm(2), Step::Play(0), Step::FromWorm, Step::WormPlay(2), Step::Play(2)] {
             undo.push(pos.apply(&layout, step));
             assert!(!seen.contains(&pos.key), "every step here reaches a new position: {step:?}");
             seen.push(pos.key.clone());
+            scanned(&pos);
         }
+        assert_eq!(pos.ends, 0b11, "the bottom cards 2 and 40 (ranks 1 and 0) are left; pile 1 is empty");
         while let Some(played) = undo.pop() {
             pos.undo(&layout, played);
+            scanned(&pos);
         }
         assert_eq!(pos.key, start);
         assert_eq!(pos.heights, vec![3, 0, 9]);
