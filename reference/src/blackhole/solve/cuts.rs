@@ -270,17 +270,28 @@ impl PileOrder {
         if self.most < 2 {
             return Slack::NONE;
         }
+        // Standard deals need at most 3 (piles of three): their buffers are filled, for every
+        // position, only as far as that needs.
+        if self.most <= 3 {
+            self.slack_upto::<5>(low)
+        } else {
+            self.slack_upto::<{ MAX_NEED + 2 }>(low)
+        }
+    }
+
+    /// [`Self::slack`] with buffers of `N >= most + 2` entries.
+    fn slack_upto<const N: usize>(&self, low: &[u64; LOW_VALUES]) -> Slack {
         let most = self.most;
         // `once[i]`, `twice[i]`: the cuts with at least one edge, and with both, of `i_k = i`;
         // only `i <= most + 1 < LOW_VALUES - 1` can make a cut short or tight or level.
-        let mut once = [0 as CutSet; MAX_NEED + 2];
-        let mut twice = [0 as CutSet; MAX_NEED + 2];
+        let mut once = [0 as CutSet; N];
+        let mut twice = [0 as CutSet; N];
         for i in 0..=most + 1 {
             once[i] = self.edges.once(low[i]);
             twice[i] = self.edges.pairs(low[i]);
         }
         // `sums[q]`: the cuts with `i_a + i_b = q`.
-        let mut sums = [0 as CutSet; MAX_NEED + 2];
+        let mut sums = [0 as CutSet; N];
         for (q, sum) in sums.iter_mut().enumerate().take(most + 2) {
             *sum = if q % 2 == 0 { twice[q / 2] } else { 0 };
             for i in 0..q.div_ceil(2) {

@@ -48,8 +48,11 @@ pub fn walk_feasible(
         let other = counts[1 - start as usize];
         return other == same || other == same + 1;
     }
+    if ranks % 2 == 1 && ranks <= SHORT_CYCLE {
+        return odd_cycle_walk::<{ SHORT_CYCLE as usize }>(counts, start, ends, piles);
+    }
     if ranks % 2 == 1 && ranks <= MAX_FAST_RANKS {
-        return odd_cycle_walk(counts, start, ends, piles);
+        return odd_cycle_walk::<{ MAX_FAST_RANKS as usize }>(counts, start, ends, piles);
     }
     // Each end rank costs a pass over the ranks: after `GENERAL_WORK / ranks` of them the test
     // passes, which only loses pruning, so that a node costs time linear in the ranks.
@@ -81,7 +84,11 @@ pub fn rank_walk_feasible(ranks: u32, counts: &[u32], start: u32, remaining: u32
 /// ranks are `u64` masks).
 const MAX_FAST_RANKS: u32 = 63;
 
-/// [`walk_feasible`] for an odd cycle (the standard deck's 13 ranks), in one pass for the
+/// Cycles up to this long (the standard deck's 13 ranks) take [`odd_cycle_walk`] with a
+/// buffer of this size: filling the longest one's for every position cost 2% of the search.
+const SHORT_CYCLE: u32 = 15;
+
+/// [`walk_feasible`] for an odd cycle of at most `N` ranks (the standard deck's 13 ranks), in one pass for the
 /// edge counts and one cheap pass per end rank, with the pile-order test if `piles` is given.
 ///
 /// On an odd cycle the edge counts are unique. Solving once without the end rank `t`
@@ -90,7 +97,7 @@ const MAX_FAST_RANKS: u32 = 63;
 /// number of steps from `t` (going up from edge `t`) and adds `1/2` to the others, so for end
 /// `t` the doubled count of edge `k` is `E_k - s_t(k)` with `s_t(k) = +1` if `(k - t) mod R` is
 /// even, else `-1`.
-fn odd_cycle_walk(
+fn odd_cycle_walk<const N: usize>(
     counts: &[u32],
     start: u32,
     ends: u64,
@@ -98,7 +105,7 @@ fn odd_cycle_walk(
 ) -> bool {
     let r = counts.len();
     // `a_k = d_k - a_{k-1}`; then `E_k = 2 a_k + (-1)^(k+1) a_{R-1}` and `E_{R-1} = a_{R-1}`.
-    let mut chain = [0i64; MAX_FAST_RANKS as usize];
+    let mut chain = [0i64; N];
     let mut a = 0i64;
     // The ranks with cards left.
     let mut present = 0u64;
@@ -121,7 +128,8 @@ fn odd_cycle_walk(
         if twice < -1 {
             return false;
         }
-        crossings.low[(((twice + 1) / 2) as usize).min(LOW_VALUES - 1)] |= 1 << k;
+        // `twice >= -1` here, so `(twice + 1) / 2` is a shift.
+        crossings.low[(((twice + 1) as u64 >> 1) as usize).min(LOW_VALUES - 1)] |= 1 << k;
     }
     let full = (1u64 << r) - 1;
     let negative = crossings.low[0];
@@ -350,10 +358,15 @@ mod tests {
         let mut rng = 12345u64;
         for _ in 0..20000 {
             rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let ranks = [3usize, 5, 7, 13, 63][(rng >> 60) as usize % 5];
+            let ranks = [3usize, 5, 7, 13, 15, 17, 63][(rng >> 60) as usize % 7];
             let counts: Vec<u32> = (0..ranks).map(|k| ((rng >> (k % 30 * 2)) & 3) as u32).collect();
             let start = (rng >> 33) as u32 % ranks as u32;
-            assert_eq!(odd_cycle_walk(&counts, start, u64::MAX, None), slow_odd(&counts, start), "{counts:?} {start}");
+            let fast = odd_cycle_walk::<{ MAX_FAST_RANKS as usize }>(&counts, start, u64::MAX, None);
+            assert_eq!(fast, slow_odd(&counts, start), "{counts:?} {start}");
+            if ranks <= SHORT_CYCLE as usize {
+                let short = odd_cycle_walk::<{ SHORT_CYCLE as usize }>(&counts, start, u64::MAX, None);
+                assert_eq!(short, fast, "{counts:?} {start}");
+            }
         }
     }
 
