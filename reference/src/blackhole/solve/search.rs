@@ -166,13 +166,15 @@ impl<'a> Search<'a> {
                 if !self.wide {
                     self.prefetch_children(&moves[start..]);
                 }
-                if self.feasible() {
+                // A position without a move is dead without the tests (a tenth of the nodes
+                // of the slowest standard deals).
+                if moves.len() > start && self.feasible() {
                     if !self.wide {
                         self.drop_dead_children(&mut moves, start);
                     }
                     frames.push(Frame { start, next: start, end: moves.len() });
                 } else {
-                    // Recorded too, though the tests would find it again: the memo is asked
+                    // Recorded, though the tests would find it again: the memo is asked
                     // before a child is entered, so a restart or a transposition that reaches
                     // it again drops it from its parent's moves, without a node or the tests.
                     // (Standard deals 1..=20,000: 7% fewer nodes, the 99th percentile 15,455
