@@ -419,8 +419,8 @@ mod tests {
         let mut timed = report.clone();
         timed.cpu_times = vec![Duration::from_millis(1), Duration::from_millis(4)];
         assert!(timed.to_string().contains("cpu ms      median 1.000  p90 4.000  p99 4.000  max 4.000"));
-        // The thread's clock is read to the nanosecond, not at scheduler ticks: a millisecond
-        // of work shows.
+        // The thread's clock is read to the nanosecond, not at scheduler ticks (4 ms): a
+        // fraction of a millisecond of work shows.
         let first = thread_cpu_time().expect("Linux has a CPU clock per thread");
         let mut spin = 0u64;
         for i in 0..200_000u64 {

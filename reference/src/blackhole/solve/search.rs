@@ -6,8 +6,9 @@
 //! Both games are acyclic: every move lowers `2 * (cards in piles) + (cards in the worm hole)`.
 //! So a position is dead exactly when all its (kept) children are dead, and recording it after
 //! its children fail (post-order) never records a position that a search still in progress
-//! depends on. A position that fails the dead-state tests is dead at once, and recorded too. The search is iterative so that deep generalised puzzles cannot overflow the
-//! stack.
+//! depends on. A position without a move, or failing the dead-state tests, is dead at once,
+//! and recorded too. The search is iterative so that deep generalised puzzles cannot overflow
+//! the stack.
 
 use std::cmp::Reverse;
 use std::time::{Duration, Instant};
@@ -174,7 +175,7 @@ impl<'a> Search<'a> {
                     }
                     frames.push(Frame { start, next: start, end: moves.len() });
                 } else {
-                    // Recorded, though the tests would find it again: the memo is asked
+                    // Recorded, though it would be found dead again: the memo is asked
                     // before a child is entered, so a restart or a transposition that reaches
                     // it again drops it from its parent's moves, without a node or the tests.
                     // (Standard deals 1..=20,000: 7% fewer nodes, the 99th percentile 15,455

@@ -88,8 +88,9 @@ const MAX_FAST_RANKS: u32 = 63;
 /// buffer of this size: filling the longest one's for every position cost 2% of the search.
 const SHORT_CYCLE: u32 = 15;
 
-/// [`walk_feasible`] for an odd cycle of at most `N` ranks (the standard deck's 13 ranks), in one pass for the
-/// edge counts and one cheap pass per end rank, with the pile-order test if `piles` is given.
+/// [`walk_feasible`] for an odd cycle of at most `N` ranks (the standard deck's 13 ranks), in
+/// one pass for the edge counts and one cheap pass per end rank, with the pile-order test if
+/// `piles` is given.
 ///
 /// On an odd cycle the edge counts are unique. Solving once without the end rank `t`
 /// (`d_k = 2 counts[k] + [k = start]`) gives half-integer counts `E_k / 2` (`E_k` odd: the
