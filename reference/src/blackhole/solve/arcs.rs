@@ -292,13 +292,27 @@ impl Game<'_> {
             }
         }
         let tops = &tops[..counts.len()];
+        // Same-rank dominance, as in the real game (see `prune`): a unit top is not played while
+        // a non-unit top of its rank, or a unit one of an earlier pile, is there. By offset:
+        // whether some pile has a non-unit top of it, and the first pile with a unit top of it.
+        let (mut not_unit, mut first_unit) = (0u64, [u8::MAX; 64]);
+        for (p, &(item, unit)) in tops.iter().enumerate().rev() {
+            if item == TOKEN {
+                continue;
+            }
+            if unit {
+                first_unit[item as usize] = p as u8;
+            } else {
+                not_unit |= 1 << item;
+            }
+        }
         for p in 0..counts.len() {
             let (item, unit) = tops[p];
             if item == TOKEN {
                 continue;
             }
-            // Same-rank dominance and twin piles, as in the real game (see `prune`).
-            if unit && tops.iter().enumerate().any(|(q, &(i, u))| q != p && i == item && (!u || q < p))
+            // Same-rank dominance and twin piles.
+            if unit && (not_unit >> item & 1 == 1 || usize::from(first_unit[item as usize]) < p)
                 || self.twins[p].iter().any(|&(q, common)| counts[q] == counts[p] && common >= counts[p])
             {
                 continue;
