@@ -141,8 +141,7 @@ fn run(puzzle: &Puzzle, game: Game, budget: &Budget, limits: Limits, unit: u64, 
         }
         if arc_test_due && used >= ARC_TEST_AFTER {
             arc_test_due = false;
-            let ends = search::last_card_ranks(&layout, &root.heights);
-            if arcs::refutes(&layout, &root, ends, (ARC_TEST_BUDGET, ARC_GAME_BUDGET), limits.deadline) {
+            if arcs::refutes(&layout, &root, root.ends, (ARC_TEST_BUDGET, ARC_GAME_BUDGET), limits.deadline) {
                 break End::Unsolvable;
             }
         }

@@ -159,7 +159,8 @@ impl Position {
         let remaining = heights.iter().sum();
         let piles = heights.len();
         let mut pos = Position {
-            heights,
+            // Raised to the real heights below, which fills the fields that follow them.
+            heights: vec![0; piles],
             hole,
             worm: None,
             counts,
@@ -171,16 +172,16 @@ impl Position {
             ends: if layout.ranks > 64 { u64::MAX } else { 0 },
             bottoms: vec![0; layout.ranks.min(64) as usize],
         };
-        for p in 0..piles {
-            pos.set_height(layout, p, pos.heights[p], 0);
+        for (p, &h) in heights.iter().enumerate() {
+            pos.set_height(layout, p, h);
         }
         pos
     }
 
-    /// Sets pile `p`'s height from `old` to `h`, keeping `tops`, `unders` and `ends`.
-    fn set_height(&mut self, layout: &Layout, p: usize, h: u32, old: u32) {
+    /// Sets pile `p`'s height to `h`, keeping `tops`, `unders` and `ends`.
+    fn set_height(&mut self, layout: &Layout, p: usize, h: u32) {
         let ranks = &layout.pile_ranks[p];
-        self.heights[p] = h;
+        let old = std::mem::replace(&mut self.heights[p], h);
         self.tops[p] = if h > 0 { ranks[h as usize - 1] } else { NO_CARD };
         self.unders[p] = if h > 1 { ranks[h as usize - 2] } else { NO_CARD };
         if (h == 0) != (old == 0) {
@@ -222,7 +223,7 @@ impl Position {
         let h = self.heights[p];
         debug_assert!(h > 0);
         layout.key.lower(&mut self.key, &mut self.occurrences, p, h);
-        self.set_height(layout, p, h - 1, h);
+        self.set_height(layout, p, h - 1);
         let top = h as usize - 1;
         (layout.cards[p][top], layout.pile_ranks[p][top])
     }
@@ -230,7 +231,7 @@ impl Position {
     fn raise(&mut self, layout: &Layout, p: usize) {
         let h = self.heights[p] + 1;
         layout.key.raise(&mut self.key, &mut self.occurrences, p, h);
-        self.set_height(layout, p, h, h - 1);
+        self.set_height(layout, p, h);
     }
 
     /// Turns `key`, a copy of this position's key, into the key after [`Step::Play`] from
