@@ -136,7 +136,8 @@ pub struct Position {
     /// rank from 64 on is set): the ranks a Black Hole game can end with (see
     /// [`super::search::last_card_ranks`]).
     pub ends: u64,
-    /// How many non-empty piles have a bottom card of each rank (below 64), for `ends`.
+    /// How many non-empty piles have a bottom card of each rank, for `ends` (empty for decks of
+    /// more than 64 ranks, whose `ends` is always full).
     bottoms: Vec<u32>,
 }
 
@@ -170,7 +171,8 @@ impl Position {
             tops: vec![NO_CARD; piles],
             unders: vec![NO_CARD; piles],
             ends: if layout.ranks > 64 { u64::MAX } else { 0 },
-            bottoms: vec![0; layout.ranks.min(64) as usize],
+            // Past 64 ranks the mask stays full, as `last_card_ranks` defines it.
+            bottoms: vec![0; if layout.ranks > 64 { 0 } else { layout.ranks as usize }],
         };
         for (p, &h) in heights.iter().enumerate() {
             pos.set_height(layout, p, h);

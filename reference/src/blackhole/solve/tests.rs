@@ -264,6 +264,20 @@ fn a_black_hole_game_ends_with_a_bottom_card() {
 }
 
 #[test]
+fn a_deck_of_more_than_64_ranks_keeps_every_end_rank() {
+    // 70 ranks, one suit: the hole is rank 0 and the piles climb 1, 2, 3, 4, one card each, so
+    // piles empty on the way. Past 64 ranks no end rank is masked (`last_card_ranks`), and the
+    // position's kept mask must agree at every node (a debug assertion in the search).
+    let puzzle = Puzzle { deck: Deck { ranks: 70, suits: 1 }, hole: 1, piles: (2..=5).map(|c| vec![c]).collect() };
+    let layout = Layout::new(&puzzle, Game::BlackHole);
+    let mut pos = Position::start(&layout, &puzzle);
+    assert_eq!(pos.ends, u64::MAX);
+    pos.apply(&layout, Step::Play(0));
+    assert_eq!(pos.ends, search::last_card_ranks(&layout, &pos.heights));
+    assert!(matches!(solve(&puzzle, Game::BlackHole, &Budget::default()).outcome, Outcome::Solved(_)));
+}
+
+#[test]
 fn the_arc_projection_never_refutes_a_solvable_position() {
     let mut refuted = 0;
     for seed in 0..200 {
