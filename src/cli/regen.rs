@@ -10,8 +10,8 @@ use super::CliError;
 
 /// `bhgrade regen [--check | --verify]`.
 pub(super) fn run(args: RegenArgs) -> Result<u8, CliError> {
-    // An organiser's own folder: a bundled suite is regenerated in a clone (suites/NAME).
-    let dir = args.suite.clone();
+    // An organiser's own folder, or a bundled suite by its name (regenerated where it is found).
+    let dir = super::suites::suite_dir(&args.suite)?;
     let failed = |e: regen::RegenError| match e {
         regen::RegenError::Suite(_) | regen::RegenError::NotGenerated { .. } => CliError::BadInput(e.to_string()),
         regen::RegenError::Write { .. } => CliError::Harness(e.to_string()),

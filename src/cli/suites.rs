@@ -42,24 +42,29 @@ pub(super) fn bundled(path: &Path) -> PathBuf {
 }
 
 /// The folder `--suite` names: a folder that exists, else a bundled suite by its name
-/// (`cs3105-p1`, or `suites/cs3105-p1` as in a clone), unpacked from the binary.
-fn suite_dir(given: &Path) -> Result<PathBuf, CliError> {
+/// (`cs3105-p1`, or `suites/cs3105-p1` as in a clone), found where [`suite::bundled::roots`] says.
+pub(super) fn suite_dir(given: &Path) -> Result<PathBuf, CliError> {
     if given.is_dir() {
         return Ok(given.to_path_buf());
     }
     let name = given.to_str().map(|text| text.strip_prefix("suites/").unwrap_or(text));
-    match name.and_then(suite::bundled::unpack) {
-        Some(Ok(dir)) => Ok(dir),
-        Some(Err(error)) => Err(CliError::Harness(format!(
-            "cannot unpack the bundled suite {} into the cache: {error}",
-            given.display()
-        ))),
-        None => Err(CliError::BadInput(format!(
-            "{}: no such suite folder, and no bundled suite of that name (bundled: {})",
-            given.display(),
-            suite::bundled::names().join(", ")
-        ))),
+    if let Some(folder) = name.and_then(suite::bundled::folder) {
+        return Ok(folder);
     }
+    let bundled = suite::bundled::names();
+    let why = match bundled.is_empty() {
+        true => {
+            let roots: Vec<String> = suite::bundled::roots().iter().map(|root| root.display().to_string()).collect();
+            format!(
+                "no such suite folder, and no bundled suite is here ({} hold none; bhgrade builds no suite into \
+                 itself, so that no hidden test reaches a student): give a suite's folder (a student: the copy of \
+                 the tests the course handed out)",
+                roots.join(" and ")
+            )
+        }
+        false => format!("no such suite folder, and no bundled suite of that name (bundled: {})", bundled.join(", ")),
+    };
+    Err(CliError::BadInput(format!("{}: {why}", given.display())))
 }
 
 /// The launch settings of a suite, for runs that are not the suite's tests (stacscheck steps).

@@ -24,6 +24,53 @@ fn export(suite: &Path, out: &Path) -> assert_cmd::assert::Assert {
     bhgrade().args(["suite", "export", "--student"]).arg(suite).arg("--out").arg(out).assert()
 }
 
+/// A hidden test's text that would give it away where a student could read it.
+struct Secret {
+    test: String,
+    what: &'static str,
+    text: String,
+}
+
+/// The hidden tests of the suite in `suite`, and the secrets of each: its puzzle, input, answer
+/// and note (those of more than 20 bytes that no visible test shows: a derived input that is a
+/// visible answer plus one integer gives nothing away), and its answer's digest (unless a
+/// visible test has the same).
+fn hidden_secrets(suite: &Path) -> (Vec<bhgrade::suite::TestDefinition>, Vec<Secret>) {
+    let whole = bhgrade::suite::load_definition(suite).unwrap();
+    let stored = bhgrade::suite::ExpectedFile::read(suite).unwrap();
+    let (visible, hidden): (Vec<_>, Vec<_>) = whole.tests().cloned().partition(|t| t.visible);
+    assert!(!hidden.is_empty() && !visible.is_empty(), "{}", suite.display());
+    let seen: Vec<String> = visible
+        .iter()
+        .flat_map(|t| {
+            let answer = &stored.tests[&t.id];
+            let digest = Some(answer.input_digest.clone());
+            [Some(t.puzzle_text.clone()), t.input.clone(), answer.detail.clone(), t.note.clone(), digest]
+        })
+        .flatten()
+        .collect();
+    let shown = |text: &str| seen.iter().any(|seen| seen.contains(text.trim()));
+    let mut secrets = Vec::new();
+    for test in &hidden {
+        let answer = &stored.tests[&test.id];
+        let texts = [
+            ("puzzle", Some(test.puzzle_text.clone())),
+            ("input", test.input.clone()),
+            ("answer", answer.detail.clone()),
+            ("note", test.note.clone()),
+        ];
+        let texts = texts.into_iter().filter_map(|(what, text)| text.map(|text| (what, text)));
+        for (what, text) in texts.filter(|(_, text)| text.trim().len() > 20 && !shown(text)) {
+            secrets.push(Secret { test: test.id.clone(), what, text: text.trim().to_string() });
+        }
+        // A digest a visible test shares (the same puzzle and input, another kind) is shown anyway.
+        if !shown(&answer.input_digest) {
+            secrets.push(Secret { test: test.id.clone(), what: "answer digest", text: answer.input_digest.clone() });
+        }
+    }
+    (hidden, secrets)
+}
+
 #[test]
 fn a_students_copy_holds_nothing_of_a_hidden_test() {
     let dir = tempfile::tempdir().unwrap();
@@ -32,30 +79,10 @@ fn a_students_copy_holds_nothing_of_a_hidden_test() {
     export(&suite, &copy).success();
     let written = files(&copy);
     let whole = bhgrade::suite::load_definition(&suite).unwrap();
-    let stored = bhgrade::suite::ExpectedFile::read(&suite).unwrap();
     let visible: Vec<_> = whole.tests().filter(|t| t.visible).collect();
-    let hidden: Vec<_> = whole.tests().filter(|t| !t.visible).collect();
-    assert!(!hidden.is_empty() && !visible.is_empty());
-    // What students may see anyway: the visible tests' puzzles, inputs and answers. A hidden
-    // test's text that is part of one of those (a derived input that is a visible answer plus
-    // one integer) gives nothing away.
-    let seen: Vec<String> = visible
-        .iter()
-        .flat_map(|t| [Some(t.puzzle_text.clone()), t.input.clone(), stored.tests[&t.id].detail.clone()])
-        .flatten()
-        .collect();
-    let secret = |text: &str| !text.trim().is_empty() && !seen.iter().any(|shown| shown.contains(text.trim()));
+    let (hidden, secrets) = hidden_secrets(&suite);
     for test in &hidden {
         let name = test.id.split_once('/').unwrap().1;
-        let answer = stored.tests[&test.id].detail.clone().unwrap_or_default();
-        let secrets: Vec<(&str, &str)> = [
-            ("puzzle", test.puzzle_text.as_str()),
-            ("input", test.input.as_deref().unwrap_or("")),
-            ("answer", &answer),
-        ]
-        .into_iter()
-        .filter(|(_, text)| text.len() > 20 && secret(text))
-        .collect();
         for (file, text) in &written {
             let (part, _) = test.id.split_once('/').unwrap();
             assert!(!file.contains(&format!("{part}/{name}.")), "{file} is named after hidden test {}", test.id);
@@ -65,9 +92,11 @@ fn a_students_copy_holds_nothing_of_a_hidden_test() {
                 assert!(!stems.clone().any(|stem| stem == name), "{file} is named after hidden test {}", test.id);
                 assert!(!text.contains(&format!("\"{name}\"")), "{file} names hidden test {}", test.id);
             }
-            for (what, secret) in &secrets {
-                assert!(!text.contains(secret.trim()), "{file} holds hidden test {}'s {what}", test.id);
-            }
+        }
+    }
+    for secret in &secrets {
+        for (file, text) in &written {
+            assert!(!text.contains(&secret.text), "{file} holds hidden test {}'s {}", secret.test, secret.what);
         }
     }
     let copied: serde_json::Value = serde_json::from_str(&written["expected.json"]).unwrap();
@@ -79,6 +108,37 @@ fn a_students_copy_holds_nothing_of_a_hidden_test() {
     for part in &whole.parts {
         let count = part.tests.iter().filter(|t| !t.visible).count();
         assert!(written["suite.yaml"].contains(&format!("withheld: {{tests: {count}, ")), "part {}", part.id);
+    }
+}
+
+/// The binaries a student may be handed (`bhgrade`, `bhref`) hold nothing of a hidden test of
+/// either bundled suite: no puzzle, input, answer, note or answer digest, and no hidden test's id.
+#[test]
+fn the_binaries_hold_nothing_of_a_hidden_test_of_either_bundled_suite() {
+    let binaries =
+        [env!("CARGO_BIN_EXE_bhgrade"), env!("CARGO_BIN_EXE_bhref")].map(|path| (path, std::fs::read(path).unwrap()));
+    let mut wanted = Vec::new();
+    for name in ["cs3105-p1", "lbs-2022"] {
+        let (hidden, secrets) = hidden_secrets(&repo().join("suites").join(name));
+        let ids =
+            hidden.iter().map(|test| Secret { test: test.id.clone(), what: "id", text: format!("\"{}\"", test.id) });
+        wanted.extend(secrets.into_iter().chain(ids));
+    }
+    assert!(wanted.len() > 100, "{} secrets", wanted.len());
+    let pattern: Vec<String> = wanted.iter().map(|secret| regex::escape(&secret.text)).collect();
+    let any = regex::bytes::RegexBuilder::new(&pattern.join("|")).size_limit(1 << 28).build().unwrap();
+    // The search finds what a binary does hold: a message of bhgrade's, and one of bhref's.
+    let built_in =
+        |index: usize, text: &str| regex::bytes::Regex::new(&regex::escape(text)).unwrap().is_match(&binaries[index].1);
+    assert!(built_in(0, "is a student's copy of a suite"));
+    assert!(built_in(1, "the seed must be an integer (a Java long)"));
+    for (path, bytes) in &binaries {
+        let found: Vec<String> = any
+            .find_iter(bytes)
+            .filter_map(|hit| wanted.iter().find(|secret| secret.text.as_bytes() == hit.as_bytes()))
+            .map(|secret| format!("{}'s {}", secret.test, secret.what))
+            .collect();
+        assert!(found.is_empty(), "{path} holds {}", found.join(", "));
     }
 }
 
