@@ -72,7 +72,6 @@ pub fn merge(dirs: &[PathBuf]) -> Result<ClassReport, MergeError> {
         max_score: first.max_score,
     };
     let environment = first.environment.clone();
-    incomplete.sort();
     Ok(ClassReport::new(header, students, environment, problems, incomplete))
 }
 

@@ -56,20 +56,30 @@ pub struct Output {
     pub color: report::ColorChoice,
 }
 
+/// The exit statuses every marking command shares, after its own 0 (and 1), for `--help`.
+macro_rules! harness_exits {
+    () => {
+        "2 bad input (the suite, the submissions, an --out among them, a roster, the arguments); 3 the harness \
+         itself failed (named in the summary); 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM: finished results \
+         are kept and what was not marked is blank in the gradebooks; run the same command again to finish."
+    };
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Mark every submission in a folder (a folder or an archive per student).
-    #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) with the \
-bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/students/<student>.md and OUT/students/<student>.json per student, \
-OUT/summary.md and OUT/grades.csv.\nExit status 0 when every submission was marked, whatever its marks.")]
+    #[command(after_help = concat!("With no arguments, marks the bundled sample submissions (fixtures/submissions) \
+with the bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/students/<student>.md and .json, and \
+OUT/feedback/<student>.md, per student; then OUT/summary.md, OUT/grades.csv, OUT/canvas.csv, OUT/junit.xml, \
+OUT/index.html and OUT/class.json.\n\nExit status: 0 every submission was marked, whatever its marks; ", harness_exits!()))]
     Mark(MarkArgs),
     /// Run a suite's visible tests on one submission and print its report (what a student runs).
-    #[command(after_help = "Exit status 0 when every test is accepted, 1 when any is not.")]
+    #[command(after_help = concat!("Exit status: 0 every test run was accepted; 1 one was not; ", harness_exits!()))]
     Test(TestArgs),
     /// Run a stacscheck test tree on one submission, with bhgrade's limits and containment.
-    #[command(after_help = "Runs the tree's build, test, info and prog scripts as stacscheck does (TESTDIR, \
-SCRATCHDIR, .in on a pipe, its comparison rule), one test per comparison, named by its path in the tree.\n\
-Exit status 0 when every step passed, 1 when any did not.")]
+    #[command(after_help = concat!("Runs the tree's build, test, info and prog scripts as stacscheck does \
+(TESTDIR, SCRATCHDIR, .in on a pipe, its comparison rule), one test per comparison, named by its path in the \
+tree.\n\nExit status: 0 every step passed; 1 one did not; ", harness_exits!()))]
     Stacscheck(StacscheckArgs),
     /// Combine the outputs of sharded `mark --shard K/N` runs into one summary and gradebook.
     #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.")]
@@ -163,6 +173,10 @@ pub struct MarkArgs {
     /// nothing in (0 marks) and which submissions are no one's on it.
     #[arg(long, value_name = "FILE")]
     pub roster: Option<PathBuf>,
+    /// The roster's assignment column canvas.csv fills, as the roster names it (e.g.
+    /// "CS3105 Practical 1 (4242)") [default: the one named as the suite's title].
+    #[arg(long, value_name = "COLUMN", requires = "roster")]
+    pub canvas_column: Option<String>,
     /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
     /// class over machines; combine the outputs with `bhgrade merge`.
     #[arg(long, value_name = "K/N", value_parser = parse_shard)]

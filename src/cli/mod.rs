@@ -25,7 +25,7 @@ use bhgrade::plan;
 use bhgrade::report::{self, Reporter};
 use bhgrade::results::model::ClassReport;
 use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
-use bhgrade::store::{ResultStore, StoreError};
+use bhgrade::store::{ResultStore, StoreError, STORE_DIR};
 use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
 
@@ -140,14 +140,18 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     let roster = args
         .roster
         .as_deref()
-        .map(report::roster::Roster::read)
+        .map(|path| {
+            let mut roster = report::roster::Roster::read(path)?;
+            roster.choose_column(&plan.title, args.canvas_column.as_deref()).map(|()| roster)
+        })
         .transpose()
         .map_err(|e| CliError::BadInput(e.to_string()))?;
     // Before the output folder is made: a marking `--isolation strict` refuses leaves nothing.
     let (scratch, sandbox) = scratch_and_sandbox(&args.common.containment)?;
-    usable_out(&args.out)?;
     // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
-    let intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let mut intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    leave_out_own_output(&dir, &args.out, &plan.build.srcdir, &mut intake)?;
+    usable_out(&args.out)?;
     for ignored in &intake.ignored {
         eprintln!(
             "ignored: {}",
@@ -212,8 +216,9 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
         let students: std::collections::BTreeSet<&str> =
             class.harness_problems.iter().map(|problem| problem.student.as_str()).collect();
         let (count, verb) = (students.len(), bhref::referee::agreeing(students.len(), "was", "were"));
+        let blank = class.standings().iter().filter(|standing| standing.marks().is_none()).count();
         return Err(CliError::Harness(format!(
-            "{} {verb} not fully marked; see {}",
+            "{} {verb} not fully marked ({blank} without marks in grades.csv and canvas.csv, never 0); see {}",
             bhgrade::results::text::count(count, "submission"),
             summary.display()
         )));
@@ -259,8 +264,11 @@ fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
         stop: stop_on_interrupt(output.quiet),
     };
     let left_out = (left_out.hidden_tests + left_out.other_tests > 0).then_some(left_out);
-    let mut terminal =
-        report::Terminal { left_out: left_out.clone(), quiet: output.quiet, suite_dir: Some(suite.dir.clone()) };
+    let mut terminal = report::Terminal {
+        left_out: left_out.clone(),
+        quiet: output.quiet,
+        rerun_from: Some(("SUITE", suite.dir.clone())),
+    };
     let mut files = args.out.clone().map(|dir| report::Files { left_out, ..report::Files::new(dir) });
     let mut progress = report::Progress::new(output.color, args.out.clone());
     let mut exports =
@@ -362,6 +370,53 @@ fn usable_out(out: &Path) -> Result<(), CliError> {
         .map_err(|e| CliError::BadInput(format!("--out {}: cannot make the folder: {e}", out.display())))
 }
 
+/// Refuses an `--out` that is the submissions folder or inside a student's entry, and leaves out
+/// of the class every entry that is a marking's output folder (this `--out`, or an earlier
+/// marking's: stored results and a class roster, and no source folder `srcdir`, so that no
+/// student's copy is taken for one), so that bhgrade never marks its own output.
+fn leave_out_own_output(dir: &Path, out: &Path, srcdir: &str, intake: &mut build::Intake) -> Result<(), CliError> {
+    let real = |path: &Path| path.canonicalize().ok();
+    let Some(out_real) = resolved(out) else { return Ok(()) };
+    if real(dir).is_some_and(|dir| dir == out_real) {
+        return Err(CliError::BadInput(format!(
+            "--out {}: is the submissions folder, so its reports would be marked as students; give another folder",
+            out.display()
+        )));
+    }
+    let earlier = |path: &Path| {
+        path.join(STORE_DIR).is_dir() && path.join(report::ROSTER_FILE).is_file() && !path.join(srcdir).exists()
+    };
+    let ours = |path: &Path| real(path).is_some_and(|path| path == out_real) || earlier(path);
+    for submission in &intake.submissions {
+        let paths = std::iter::once(&submission.path).chain(&submission.extra);
+        if let Some(entry) =
+            paths.filter(|path| !ours(path)).find(|path| real(path).is_some_and(|p| out_real.starts_with(p)))
+        {
+            return Err(CliError::BadInput(format!(
+                "--out {}: is inside {}'s submission ({}); give a folder outside the submissions",
+                out.display(),
+                bhgrade::results::text::terminal(&submission.name),
+                entry.display()
+            )));
+        }
+    }
+    let (own, students): (Vec<Submission>, Vec<Submission>) =
+        std::mem::take(&mut intake.submissions).into_iter().partition(|submission| ours(&submission.path));
+    intake.submissions = students;
+    let why = "bhgrade's own output (a marking's --out)";
+    intake.ignored.extend(own.into_iter().map(|submission| build::Ignored { path: submission.path, why }));
+    Ok(())
+}
+
+/// Where `path` is, links resolved, whether or not it exists yet: its deepest existing ancestor's
+/// real path with the rest of it after (`None` when not even the current folder can be read).
+fn resolved(path: &Path) -> Option<std::path::PathBuf> {
+    let absolute = std::path::absolute(path).ok()?;
+    let existing = absolute.ancestors().find(|ancestor| ancestor.exists())?;
+    let rest = absolute.strip_prefix(existing).ok()?;
+    Some(existing.canonicalize().ok()?.join(rest))
+}
+
 /// Refuses one submission's own folder given to `mark` (which would mark its `src/` as a student
 /// called `src`), with a hint: `mark` takes the folder holding one entry per student.
 fn one_submission_given(dir: &Path, srcdir: &str, found: &[Submission]) -> Result<(), CliError> {
@@ -426,7 +481,9 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
         store: None,
         stop: stop_on_interrupt(false),
     };
-    let mut terminal = report::Terminal::default();
+    // The tree's folder: what `TREE` stands for in the report's lines to run a step again.
+    let tree_root = plan.workspace.as_ref().map(|workspace| ("TREE", workspace.from.clone()));
+    let mut terminal = report::Terminal { rerun_from: tree_root, ..report::Terminal::default() };
     let mut files = args.out.map(report::Files::new);
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut terminal];
     if let Some(files) = files.as_mut() {
@@ -450,7 +507,7 @@ fn merge(args: MergeArgs) -> Result<u8, CliError> {
     if !class.incomplete.is_empty() {
         eprintln!(
             "not marked in their shard (interrupted): {}; mark those shards again, then merge",
-            class.incomplete.join(", ")
+            class.incomplete_names().join(", ")
         );
         return Ok(1);
     }

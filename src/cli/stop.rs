@@ -26,6 +26,10 @@ pub fn interrupted_status() -> u8 {
     }
 }
 
+/// The closing line of a marking a second request stops at once (written from the handler).
+const STOPPED_AT_ONCE: &[u8] = b"stopped at once: the results stored so far are kept, the class files (summary, \
+gradebooks) were not written; run the same command again to finish\n";
+
 /// Set by the first SIGINT or SIGTERM.
 static STOP: AtomicBool = AtomicBool::new(false);
 /// The signal that set [`STOP`], for the exit status (0 until one arrives).
@@ -60,9 +64,11 @@ extern "C" fn on_stop_signal(signal: libc::c_int) {
     let again = ACKNOWLEDGED.load(Ordering::SeqCst)
         && now - FIRST_AT_MS.load(Ordering::SeqCst) >= SAME_REQUEST.as_millis() as i64;
     if again {
-        // SAFETY: signal(2) and raise(3) are async-signal-safe. The signal is blocked while
-        // its handler runs, so it is delivered, with its default action, as the handler returns.
+        // SAFETY: write(2), signal(2) and raise(3) are async-signal-safe. The signal is blocked
+        // while its handler runs, so it is delivered, with its default action, as the handler
+        // returns: the closing line is the last bhgrade says.
         unsafe {
+            libc::write(libc::STDERR_FILENO, STOPPED_AT_ONCE.as_ptr().cast(), STOPPED_AT_ONCE.len());
             libc::signal(signal, libc::SIG_DFL);
             libc::raise(signal);
         }

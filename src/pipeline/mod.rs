@@ -28,7 +28,9 @@ use crate::build::{self, BuildConfig, BuildError, BuildReport, BuildVerdict, Bui
 use crate::environment::{self, Parallelism};
 use crate::plan::{timing, Place, Plan};
 use crate::report::{Event, ReportError, Reporter};
-use crate::results::model::{ClassHeader, ClassReport, Environment, HarnessProblem, ProblemKind, StudentReport};
+use crate::results::model::{
+    ClassHeader, ClassReport, Environment, HarnessProblem, ProblemKind, StudentReport, Unmarked,
+};
 use crate::sandbox::{RunOutcome, Sandbox, SandboxError};
 use crate::store::{Key, ResultStore, StoredRun};
 
@@ -547,9 +549,10 @@ fn killed_by_the_stop(context: &Context<'_>, outcome: &Result<RunOutcome, Sandbo
 }
 
 /// The submissions without a report (marking was interrupted).
-fn not_marked(submissions: &[Submission], reports: &[StudentReport]) -> Vec<String> {
-    let marked: Vec<&str> = reports.iter().map(|r| r.student.as_str()).collect();
-    submissions.iter().map(|s| s.name.clone()).filter(|name| !marked.contains(&name.as_str())).collect()
+fn not_marked(submissions: &[Submission], reports: &[StudentReport]) -> Vec<Unmarked> {
+    let marked: HashSet<&str> = reports.iter().map(|r| r.student.as_str()).collect();
+    let unmarked = submissions.iter().filter(|s| !marked.contains(s.name.as_str()));
+    unmarked.map(|s| Unmarked { student: s.name.clone(), lms: s.lms.clone() }).collect()
 }
 
 fn announce(reporters: &mut [&mut dyn Reporter], event: &Event) -> Result<(), ReportError> {

@@ -98,10 +98,10 @@ struct Failed<'a> {
     failed: usize,
 }
 
-/// The class summary in markdown.
 /// What the summary says of the LMS round trip: who handed in late, and, with a roster, who on
-/// it handed nothing in (0 marks in `canvas.csv`) and which submissions are no one's on it (not
-/// in `canvas.csv`). Empty when there is nothing to say.
+/// it handed nothing in (0 marks in `canvas.csv`), who handed in but has no marks yet (blank),
+/// and which submissions are no one's on it (not in `canvas.csv`). Empty when there is nothing
+/// to say.
 pub fn lms_sections(class: &ClassReport, roster: Option<&super::roster::Roster>) -> String {
     let mut out = String::new();
     let late: Vec<String> = class
@@ -115,21 +115,26 @@ pub fn lms_sections(class: &ClassReport, roster: Option<&super::roster::Roster>)
     }
     let Some(roster) = roster else { return out };
     let matched = roster.match_class(class);
-    let absent: Vec<String> = matched
-        .absent()
-        .map(|row| {
-            let ids = [&row.sis_login_id, &row.sis_user_id, &row.id].into_iter().find(|id| !id.is_empty());
-            format!(
-                "- {} ({}): no submission of theirs was found; 0 marks in canvas.csv\n",
-                text::prose(&row.student),
-                text::prose(ids.map_or("", |id| id.as_str()))
-            )
+    let row_line = |row: &super::roster::RosterRow, what: &str| {
+        let ids = [&row.sis_login_id, &row.sis_user_id, &row.id].into_iter().find(|id| !id.is_empty());
+        format!("- {} ({}): {what}\n", text::prose(&row.student), text::prose(ids.map_or("", |id| id.as_str())))
+    };
+    let absent: Vec<String> =
+        matched.absent().map(|row| row_line(row, "no submission of theirs was found; 0 marks in canvas.csv")).collect();
+    let blank: Vec<String> = matched
+        .on_roster
+        .iter()
+        .filter_map(|(row, standing)| standing.filter(|s| s.marks().is_none()).map(|s| (row, s)))
+        .map(|(row, standing)| {
+            let what =
+                format!("handed in as {}, {}; blank in canvas.csv", text::prose(standing.student()), standing.label());
+            row_line(row, &what)
         })
         .collect();
     let strangers: Vec<String> = matched
         .not_on_roster
         .iter()
-        .map(|report| format!("- {}: not in canvas.csv; enter its marks by hand\n", text::prose(&report.student)))
+        .map(|standing| format!("- {}: not in canvas.csv; enter its marks by hand\n", text::prose(standing.student())))
         .collect();
     out.push_str(&format!(
         "\n## Roster\n\n{} of the {} on the roster ({}) handed in.\n",
@@ -140,12 +145,16 @@ pub fn lms_sections(class: &ClassReport, roster: Option<&super::roster::Roster>)
     if !absent.is_empty() {
         out.push_str(&format!("\n### On the roster, nothing handed in\n\n{}", absent.concat()));
     }
+    if !blank.is_empty() {
+        out.push_str(&format!("\n### On the roster, handed in, no marks yet\n\n{}", blank.concat()));
+    }
     if !strangers.is_empty() {
         out.push_str(&format!("\n### Handed in, not on the roster\n\n{}", strangers.concat()));
     }
     out
 }
 
+/// The class summary in markdown.
 pub fn summary(class: &ClassReport) -> Result<String, minijinja::Error> {
     let counts: BTreeMap<&str, String> = class
         .students
@@ -188,8 +197,10 @@ fn most_failed<'a>(built: &[&'a StudentReport], limit: usize) -> Vec<Failed<'a>>
     failed
 }
 
-/// The gradebook: a header `student,<part ids...>,total`, then one row per student, every
-/// figure in the one format of marks (`9.63`).
+/// The gradebook: a header `student,<part ids...>,total`, then one row per submission in name
+/// order, every figure in the one format of marks (`9.63`). A submission whose marks do not
+/// stand (marking stopped before it, or the harness could not judge a test) has no figure: its
+/// parts are blank and its total says why (`not marked`, `not judged (harness error)`).
 pub fn grades_csv(class: &ClassReport) -> String {
     let mut out = String::from("student");
     for id in &class.part_ids {
@@ -197,12 +208,18 @@ pub fn grades_csv(class: &ClassReport) -> String {
         out.push_str(&csv_field(id));
     }
     out.push_str(",total\n");
-    for student in &class.students {
-        out.push_str(&csv_field(&student.student));
-        for part in &student.parts {
-            out.push_str(&format!(",{}", score::format(part.score)));
+    for standing in class.standings() {
+        out.push_str(&csv_field(standing.student()));
+        match standing.marks() {
+            Some(report) => {
+                for part in &report.parts {
+                    out.push_str(&format!(",{}", score::format(part.score)));
+                }
+                out.push_str(&format!(",{}\n", score::format(report.score)));
+            }
+            // No figure, never a 0: the parts blank, the total says why.
+            None => out.push_str(&format!("{},{}\n", ",".repeat(class.part_ids.len()), standing.label())),
         }
-        out.push_str(&format!(",{}\n", score::format(student.score)));
     }
     out
 }
@@ -224,7 +241,7 @@ pub fn csv_field(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::model::{ClassHeader, HarnessProblem, ProblemKind};
+    use crate::results::model::{ClassHeader, HarnessProblem, ProblemKind, Unmarked};
     use pulldown_cmark::{Event, Options, Parser, Tag};
 
     /// Everything markdown, HTML or a terminal would act on, in one text.
@@ -265,7 +282,8 @@ mod tests {
         };
         let problems = vec![HarnessProblem::new(text, ProblemKind::NotPrepared, text)];
         let environment = student.environment.clone();
-        let mut class = ClassReport::new(header, vec![student], environment, problems, vec![text.into()]);
+        let unmarked = vec![Unmarked { student: text.into(), lms: None }];
+        let mut class = ClassReport::new(header, vec![student], environment, problems, unmarked);
         class.distrusted_results = vec![text.into()];
         class
     }
@@ -291,6 +309,42 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A class of three: `marked` (its marks stand), `broken` (a test the harness could not
+    /// judge) and `stopped` (marking was stopped before it).
+    fn class_of_three() -> ClassReport {
+        let mut marked = report("marked");
+        marked.score = 0.5;
+        marked.parts[0].score = 0.5;
+        let mut broken = report("broken");
+        broken.parts[0].tests[0].verdict = crate::verdict::Verdict::HarnessError;
+        let header = ClassHeader {
+            suite: "s".into(),
+            suite_title: "S".into(),
+            suite_digest: String::new(),
+            part_ids: vec!["p1".into(), "p2".into()],
+            max_score: 1.0,
+        };
+        let environment = marked.environment.clone();
+        marked.parts.push(marked.parts[0].clone());
+        let stopped = vec![Unmarked { student: "stopped".into(), lms: None }];
+        ClassReport::new(header, vec![marked, broken], environment, Vec::new(), stopped)
+    }
+
+    #[test]
+    fn a_gradebook_lists_every_submission_and_gives_marks_only_where_they_stand() {
+        let class = class_of_three();
+        assert_eq!(
+            grades_csv(&class),
+            "student,p1,p2,total\nbroken,,,not judged (harness error)\nmarked,0.50,0.50,0.50\nstopped,,,not marked\n"
+        );
+        let canvas = crate::report::export::canvas::gradebook(&class, None);
+        let rows: Vec<&str> = canvas.lines().skip(2).collect();
+        assert_eq!(rows, ["broken,,,broken,,", "marked,,,marked,,0.50", "stopped,,,stopped,,"], "{canvas}");
+        // Gradescope has no blank: a submission not judged gets no results file at all.
+        let gradescope = |student: usize| crate::report::export::gradescope::to_json(&class.students[student]);
+        assert!(gradescope(0).is_none() && gradescope(1).is_some(), "broken has none, marked has one");
     }
 
     #[test]

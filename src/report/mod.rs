@@ -201,7 +201,10 @@ impl Progress {
             bar.finish_and_clear();
         }
         if !class.incomplete.is_empty() {
-            eprintln!("interrupted: not marked: {}", text::terminal(&class.incomplete.join(", ")));
+            eprintln!(
+                "interrupted: not marked (blank in grades.csv and canvas.csv): {}",
+                text::terminal(&class.incomplete_names().join(", "))
+            );
         }
         for problem in &class.harness_problems {
             eprintln!("harness problem: {}", text::terminal(&problem.message));
@@ -243,6 +246,15 @@ impl Files {
         Files { dir, left_out: None, roster: None }
     }
 
+    /// Removes `name` (a path relative to the output folder) if it is there.
+    fn remove(&self, name: &str) -> Result<(), ReportError> {
+        let path = self.dir.join(name);
+        match std::fs::remove_file(&path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(ReportError::Write { path, error }),
+            Ok(()) | Err(_) => Ok(()),
+        }
+    }
+
     /// Writes `name` (a path relative to the output folder) atomically, making its folder.
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), ReportError> {
         let path = self.dir.join(name);
@@ -279,12 +291,8 @@ impl Files {
         let roster_path = self.dir.join(ROSTER_FILE);
         let Ok(bytes) = std::fs::read(&roster_path) else { return Ok(()) };
         let Ok(old) = serde_json::from_slice::<model::ClassRoster>(&bytes) else { return Ok(()) };
-        let current: std::collections::HashSet<&str> = class
-            .students
-            .iter()
-            .map(|s| s.student.as_str())
-            .chain(class.incomplete.iter().map(String::as_str))
-            .collect();
+        let current: std::collections::HashSet<&str> =
+            class.students.iter().map(|s| s.student.as_str()).chain(class.incomplete_names()).collect();
         let stale_dir = self.dir.join("stale");
         for name in old.students.iter().filter(|name| !current.contains(name.as_str())) {
             let files = [
@@ -327,8 +335,12 @@ impl Reporter for Files {
                 self.write(&student_file(&report.student, "json"), json.as_bytes())?;
                 let feedback = feedback::student(report, left_out)?;
                 self.write(&format!("feedback/{}.md", report.student), feedback.as_bytes())?;
-                let gradescope = export::gradescope::to_json(report);
-                self.write(&format!("gradescope/{}.json", report.student), gradescope.as_bytes())?;
+                let gradescope_file = format!("gradescope/{}.json", report.student);
+                match export::gradescope::to_json(report) {
+                    Some(gradescope) => self.write(&gradescope_file, gradescope.as_bytes())?,
+                    // Not judged: no score at all, and none left from an earlier marking.
+                    None => self.remove(&gradescope_file)?,
+                }
                 let prairielearn = export::prairielearn::to_json(report);
                 self.write(&format!("prairielearn/{}.json", report.student), prairielearn.as_bytes())
             }
@@ -370,7 +382,10 @@ impl Reporter for Exports {
             Event::Finished(class) => {
                 // One submission: its results are the files (nothing, if marking was stopped).
                 if let (Some(path), Some(student)) = (&self.gradescope, class.students.first()) {
-                    Self::write(path, &export::gradescope::to_json(student))?;
+                    // A submission the harness could not judge gets no file (and bhgrade exits 3).
+                    if let Some(gradescope) = export::gradescope::to_json(student) {
+                        Self::write(path, &gradescope)?;
+                    }
                 }
                 if let (Some(path), Some(student)) = (&self.prairielearn, class.students.first()) {
                     Self::write(path, &export::prairielearn::to_json(student))?;
@@ -421,20 +436,22 @@ pub struct Terminal {
     /// What the marking left out (`bhgrade test` without `--all`), said in the report.
     pub left_out: Option<LeftOut>,
     pub quiet: bool,
-    /// The suite's folder: what `SUITE` stands for in the report's lines to run a test again.
-    pub suite_dir: Option<PathBuf>,
+    /// The variable the report's lines to run a test again start from (`SUITE`, a suite's
+    /// folder; `TREE`, a stacscheck tree's), and the folder it stands for.
+    pub rerun_from: Option<(&'static str, PathBuf)>,
 }
 
 impl Terminal {
-    /// The line that says what `SUITE` is, when the report shows a line to run a test again.
+    /// The line that says what `SUITE` (or `TREE`) is, when the report shows a line to run a
+    /// test again.
     fn suite_line(&self, report: &StudentReport) -> String {
         let shows_a_run = report.parts.iter().flat_map(|part| &part.tests).any(|test| {
             test.visible && test.verdict != crate::verdict::Verdict::Accepted && !test.reproduce.is_empty()
         });
-        match (&self.suite_dir, shows_a_run) {
-            (Some(dir), true) => {
+        match (&self.rerun_from, shows_a_run) {
+            (Some((name, dir)), true) => {
                 let dir = crate::sandbox::shell_quote(dir.as_os_str());
-                format!("\nTo run a test above yourself, from the submission's source folder: export SUITE={dir}\n")
+                format!("\nTo run a test above yourself, from the submission's source folder: export {name}={dir}\n")
             }
             _ => String::new(),
         }

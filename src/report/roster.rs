@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::build::lms::Lms;
-use crate::results::model::{ClassReport, StudentReport};
+use crate::build::lms::{Lms, LmsIdentity};
+use crate::results::model::{ClassReport, Standing};
 
 /// One student of the roster, with Canvas's own columns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,6 +27,11 @@ pub struct RosterRow {
 pub struct Roster {
     pub path: PathBuf,
     pub rows: Vec<RosterRow>,
+    /// The header's assignment columns, as Canvas names them (`Practical 1 (4242)`).
+    pub assignments: Vec<String>,
+    /// The column `canvas.csv` gives the marks in ([`Roster::choose_column`]): the assignment's
+    /// own, so that an import fills it rather than making a new one.
+    pub grade_column: Option<String>,
 }
 
 /// Why a roster cannot be used; each names the file.
@@ -36,14 +41,17 @@ pub enum RosterError {
     Read { path: PathBuf, error: std::io::Error },
     #[error("{}:{line}: {message}", path.display())]
     Format { path: PathBuf, line: usize, message: String },
+    #[error("{}: {message}", path.display())]
+    Column { path: PathBuf, message: String },
 }
 
 /// A class matched against a roster.
 pub struct Matched<'a> {
-    /// Every roster row, in roster order, with the student's report when they handed in.
-    pub on_roster: Vec<(&'a RosterRow, Option<&'a StudentReport>)>,
-    /// Reports of submissions that are no roster row's.
-    pub not_on_roster: Vec<&'a StudentReport>,
+    /// Every roster row, in roster order, with the student's submission when they handed one in
+    /// (marked or not).
+    pub on_roster: Vec<(&'a RosterRow, Option<Standing<'a>>)>,
+    /// Submissions that are no roster row's.
+    pub not_on_roster: Vec<Standing<'a>>,
 }
 
 impl Matched<'_> {
@@ -102,33 +110,105 @@ impl Roster {
             }
             rows.push(row);
         }
-        Ok(Roster { path: path.into(), rows })
+        let assignments = header.iter().map(|h| h.trim()).filter(|h| assignment_name(h).is_some()).map(String::from);
+        Ok(Roster { path: path.into(), rows, assignments: assignments.collect(), grade_column: None })
     }
 
-    /// Whether `report` is `row`'s submission.
-    fn is_of(row: &RosterRow, report: &StudentReport) -> bool {
+    /// Chooses the column `canvas.csv` gives the marks in: `chosen` (`--canvas-column`), which
+    /// must be one of the roster's; else the one assignment column named exactly as the suite's
+    /// `title` (its words, ignoring case and punctuation), or failing that the one named by the
+    /// first words of the other (`Practical 1 (4242)` for `Practical 1: Search`); else, on a
+    /// roster with no assignment columns, a new column named `title`. Several such columns, or
+    /// none among many, is an error listing them.
+    pub fn choose_column(&mut self, title: &str, chosen: Option<&str>) -> Result<(), RosterError> {
+        let listed = || self.assignments.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
+        let error = |message: String| RosterError::Column { path: self.path.clone(), message };
+        let column = match chosen {
+            Some(chosen) if self.assignments.iter().any(|a| a == chosen.trim()) => chosen.trim().to_string(),
+            Some(chosen) => {
+                return Err(error(format!("no assignment column `{chosen}`; its assignment columns: {}", listed())))
+            }
+            None if self.assignments.is_empty() => title.to_string(),
+            None => {
+                let exact = |a: &&String| assignment_name(a).is_some_and(|name| words(name) == words(title));
+                let named = |a: &&String| assignment_name(a).is_some_and(|name| same_assignment(name, title));
+                let exactly: Vec<&String> = self.assignments.iter().filter(exact).collect();
+                let found = match exactly.len() {
+                    1 => exactly,
+                    _ => self.assignments.iter().filter(named).collect(),
+                };
+                match found.as_slice() {
+                    [one] => one.to_string(),
+                    [] => {
+                        return Err(error(format!(
+                            "no assignment column is named as the suite (`{title}`); choose one with \
+                             --canvas-column: {}",
+                            listed()
+                        )))
+                    }
+                    several => {
+                        let several: Vec<String> = several.iter().map(|a| format!("`{a}`")).collect();
+                        return Err(error(format!(
+                            "{} assignment columns are named as the suite (`{title}`): {}; choose one with \
+                             --canvas-column",
+                            several.len(),
+                            several.join(", ")
+                        )));
+                    }
+                }
+            }
+        };
+        self.grade_column = Some(column);
+        Ok(())
+    }
+
+    /// Whether the submission `student` (handed in as `lms` says) is `row`'s.
+    fn is_of(row: &RosterRow, student: &str, lms: Option<&LmsIdentity>) -> bool {
         let same = |a: &str, b: &str| !a.is_empty() && a.eq_ignore_ascii_case(b);
-        let canvas_user = report.lms.as_ref().filter(|lms| lms.lms == Lms::Canvas).map(|lms| lms.user_id.as_str());
+        let canvas_user = lms.filter(|lms| lms.lms == Lms::Canvas).map(|lms| lms.user_id.as_str());
         canvas_user.is_some_and(|user| same(&row.id, user))
-            || same(&row.sis_login_id, &report.student)
-            || same(&row.sis_user_id, &report.student)
+            || same(&row.sis_login_id, student)
+            || same(&row.sis_user_id, student)
     }
 
-    /// The class matched against the roster: each row its first matching report.
+    /// The class matched against the roster: each row its first matching submission, marked or
+    /// not (a submission marking did not reach was still handed in).
     pub fn match_class<'a>(&'a self, class: &'a ClassReport) -> Matched<'a> {
-        let mut claimed = vec![false; class.students.len()];
+        let standings = class.standings();
+        let mut claimed = vec![false; standings.len()];
         let mut on_roster = Vec::with_capacity(self.rows.len());
         for row in &self.rows {
-            let found =
-                class.students.iter().enumerate().find(|(i, report)| !claimed[*i] && Roster::is_of(row, report));
+            let found = standings
+                .iter()
+                .enumerate()
+                .find(|(i, standing)| !claimed[*i] && Roster::is_of(row, standing.student(), standing.lms()));
             if let Some((index, _)) = found {
                 claimed[index] = true;
             }
-            on_roster.push((row, found.map(|(_, report)| report)));
+            on_roster.push((row, found.map(|(_, standing)| *standing)));
         }
-        let not_on_roster = class.students.iter().zip(claimed).filter(|(_, c)| !c).map(|(r, _)| r).collect();
+        let not_on_roster = standings.into_iter().zip(claimed).filter(|(_, c)| !c).map(|(s, _)| s).collect();
         Matched { on_roster, not_on_roster }
     }
+}
+
+/// The assignment's name in a Canvas gradebook column (`Practical 1 (4242)` → `Practical 1`):
+/// a name, then its Canvas id in brackets.
+fn assignment_name(column: &str) -> Option<&str> {
+    let (name, id) = column.strip_suffix(')')?.rsplit_once(" (")?;
+    (!name.trim().is_empty() && !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())).then_some(name.trim())
+}
+
+/// A name's words, in lower case, without punctuation.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Whether an assignment named `name` is the suite titled `title`: the same words, ignoring case
+/// and punctuation, or the first words of the other.
+fn same_assignment(name: &str, title: &str) -> bool {
+    let (name, title) = (words(name), words(title));
+    !name.is_empty() && (title.starts_with(&name) || name.starts_with(&title))
 }
 
 /// A CSV record and the line it starts on.
@@ -188,6 +268,37 @@ mod tests {
         assert_eq!(names, ["Smith, Jane", "Doe John"]);
         assert_eq!(roster.rows[0].section, "A, B");
         assert_eq!(roster.rows[1].sis_login_id, "jd2");
+    }
+
+    #[test]
+    fn the_marks_go_in_the_assignment_column_named_as_the_suite_or_the_one_chosen() {
+        let header = "Student,ID,SIS User ID,SIS Login ID,Section,CS3105 Practical 1 (4242),CS3105 Practical 2 (4243),\
+                      Current Points,Final Score\n";
+        let title = "CS3105 Practical 1: Search in Black Hole Patience";
+        let mut roster = Roster::parse(Path::new("r.csv"), header).unwrap();
+        assert_eq!(roster.assignments, ["CS3105 Practical 1 (4242)", "CS3105 Practical 2 (4243)"]);
+        roster.choose_column(title, None).unwrap();
+        assert_eq!(roster.grade_column.as_deref(), Some("CS3105 Practical 1 (4242)"));
+        roster.choose_column(title, Some("CS3105 Practical 2 (4243)")).unwrap();
+        assert_eq!(roster.grade_column.as_deref(), Some("CS3105 Practical 2 (4243)"));
+        let unknown = roster.choose_column(title, Some("Practical 9")).unwrap_err().to_string();
+        assert!(
+            unknown.starts_with("r.csv: no assignment column `Practical 9`; its assignment columns: `CS3105"),
+            "{unknown}"
+        );
+        let none = roster.choose_column("Gaps", None).unwrap_err().to_string();
+        assert!(none.contains("no assignment column is named as the suite (`Gaps`); choose one with --canvas-column"));
+        let both = roster.choose_column("CS3105 Practical", None).unwrap_err().to_string();
+        assert!(both.contains("2 assignment columns are named as the suite"), "{both}");
+        // The column named exactly as the suite wins over one named by its first words.
+        let mut exact =
+            Roster::parse(Path::new("r.csv"), "Student,ID,SIS User ID,SIS Login ID,P1 (1),P1 redo (2)\n").unwrap();
+        exact.choose_column("p1", None).unwrap();
+        assert_eq!(exact.grade_column.as_deref(), Some("P1 (1)"));
+        // A roster with no assignment yet: a new column, named as the suite.
+        let mut bare = Roster::parse(Path::new("r.csv"), "Student,ID,SIS User ID,SIS Login ID,Section\n").unwrap();
+        bare.choose_column(title, None).unwrap();
+        assert_eq!(bare.grade_column.as_deref(), Some(title));
     }
 
     #[test]

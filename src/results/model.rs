@@ -202,8 +202,8 @@ pub struct ClassReport {
     pub environment: Environment,
     /// Problems of the harness itself (a student that could not be marked), shown first.
     pub harness_problems: Vec<HarnessProblem>,
-    /// Submissions not marked because marking was interrupted.
-    pub incomplete: Vec<String>,
+    /// Submissions not marked because marking was interrupted, in name order.
+    pub incomplete: Vec<Unmarked>,
     /// Stored results of an earlier marking that failed their digest (edited, or not ours),
     /// and were redone.
     #[serde(default)]
@@ -229,9 +229,10 @@ impl ClassReport {
         mut students: Vec<StudentReport>,
         environment: Environment,
         mut problems: Vec<HarnessProblem>,
-        incomplete: Vec<String>,
+        mut incomplete: Vec<Unmarked>,
     ) -> ClassReport {
         students.sort_by(|a, b| a.student.cmp(&b.student));
+        incomplete.sort_by(|a, b| a.student.cmp(&b.student));
         let not_judged = students.iter().filter(|s| s.has_harness_error());
         problems.extend(not_judged.map(|s| HarnessProblem::new(&s.student, ProblemKind::NotJudged, "")));
         let ClassHeader { suite, suite_title, suite_digest, part_ids, max_score } = header;
@@ -250,6 +251,80 @@ impl ClassReport {
     }
 }
 
+/// A submission a marking did not reach (it was stopped): who it is, as a roster matches it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unmarked {
+    pub student: String,
+    /// Who handed it in, when an LMS named it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lms: Option<crate::build::lms::LmsIdentity>,
+}
+
+/// What a gradebook says of one submission: its marks only when every test was judged.
+#[derive(Clone, Copy, Debug)]
+pub enum Standing<'a> {
+    /// Marked, every test judged: the report's marks stand.
+    Marked(&'a StudentReport),
+    /// Marked, but the harness could not judge some tests: no marks (never the student's fault).
+    NotJudged(&'a StudentReport),
+    /// Not reached: marking was stopped first.
+    NotMarked(&'a Unmarked),
+}
+
+impl Standing<'_> {
+    /// The submission's name.
+    pub fn student(&self) -> &str {
+        match self {
+            Standing::Marked(report) | Standing::NotJudged(report) => &report.student,
+            Standing::NotMarked(unmarked) => &unmarked.student,
+        }
+    }
+
+    /// Who handed it in, when an LMS named it.
+    pub fn lms(&self) -> Option<&crate::build::lms::LmsIdentity> {
+        match self {
+            Standing::Marked(report) | Standing::NotJudged(report) => report.lms.as_ref(),
+            Standing::NotMarked(unmarked) => unmarked.lms.as_ref(),
+        }
+    }
+
+    /// The report whose marks stand, if any.
+    pub fn marks(&self) -> Option<&StudentReport> {
+        match self {
+            Standing::Marked(report) => Some(report),
+            Standing::NotJudged(_) | Standing::NotMarked(_) => None,
+        }
+    }
+
+    /// What a gradebook shows instead of marks.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Standing::Marked(_) => "",
+            Standing::NotJudged(_) => "not judged (harness error)",
+            Standing::NotMarked(_) => "not marked",
+        }
+    }
+}
+
+impl ClassReport {
+    /// Every submission of the class, marked or not, in name order, with what a gradebook says
+    /// of it.
+    pub fn standings(&self) -> Vec<Standing<'_>> {
+        let marked = self.students.iter().map(|report| match report.has_harness_error() {
+            true => Standing::NotJudged(report),
+            false => Standing::Marked(report),
+        });
+        let mut all: Vec<Standing<'_>> = marked.chain(self.incomplete.iter().map(Standing::NotMarked)).collect();
+        all.sort_by(|a, b| a.student().cmp(b.student()));
+        all
+    }
+
+    /// The names of the submissions not marked, for messages.
+    pub fn incomplete_names(&self) -> Vec<&str> {
+        self.incomplete.iter().map(|unmarked| unmarked.student.as_str()).collect()
+    }
+}
+
 /// What a marking's output folder holds, written last (`class.json`): the students whose reports
 /// it has, those it does not (marking was interrupted) and the harness problems, so that `merge`
 /// takes exactly these reports and carries the rest over.
@@ -258,7 +333,7 @@ pub struct ClassRoster {
     pub suite: String,
     pub suite_digest: String,
     pub students: Vec<String>,
-    pub incomplete: Vec<String>,
+    pub incomplete: Vec<Unmarked>,
     pub harness_problems: Vec<HarnessProblem>,
 }
 

@@ -103,7 +103,7 @@ fn expectations() -> BTreeMap<&'static str, Expect> {
             },
         ),
         ("judy", failed(&["Windows (CRLF) line endings", "dos2unix build.sh"])),
-        ("ren%E9e", ok("built in ren\u{fffd}e/src")),
+        ("ren%E9e", ok("built in ren%E9e/src")),
     ])
 }
 
@@ -244,4 +244,58 @@ fn a_student_named_summary_keeps_their_report() {
     let roster: serde_json::Value = serde_json::from_str(&fs::read_to_string(out.join("class.json")).unwrap()).unwrap();
     assert_eq!(roster["students"].as_array().map(Vec::len), Some(students.len()), "{roster}");
     assert!(fs::read_to_string(out.join("summary.md")).unwrap().contains("(students/summary.md)"));
+}
+
+/// bhgrade never marks its own output: a marking run in the submissions folder leaves its
+/// `--out` (and an earlier marking's output) out of the class, listed; an `--out` that is the
+/// submissions folder, or inside a student's entry, is refused before anything is marked.
+#[test]
+fn bhgrade_never_marks_its_own_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    for student in ["alice", "bob"] {
+        write(&class.join(student).join("src/build.sh"), BUILD);
+    }
+    let tiny = repo().join("fixtures/suites/tiny");
+    let in_class = |out: &str| {
+        let mut command = crate::support::bhgrade();
+        command.current_dir(&class).args(["mark", ".", "--jobs", "2", "--suite"]).arg(&tiny).args(["--out", out]);
+        let output = command.output().unwrap();
+        (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    let students = |out: &str| -> Vec<String> {
+        let grades = fs::read_to_string(class.join(out).join("grades.csv")).unwrap();
+        grades.lines().skip(1).map(|row| row.split(',').next().unwrap().to_string()).collect()
+    };
+    // The second time, `reports` is there; the third, an earlier marking's output is.
+    for (out, ignored) in [("reports", None), ("reports", Some("reports")), ("marks", Some("reports"))] {
+        let (status, stderr) = in_class(out);
+        assert_eq!(status, Some(0), "{stderr}");
+        assert_eq!(students(out), ["alice", "bob"], "{stderr}");
+        if let Some(ignored) = ignored {
+            assert!(stderr.contains(&format!("ignored: ./{ignored} (bhgrade's own output")), "{stderr}");
+        }
+    }
+    let (status, stderr) = in_class(".");
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("--out .: is the submissions folder"), "{stderr}");
+    let (status, stderr) = in_class("alice/marks");
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("--out alice/marks: is inside alice's submission (./alice)"), "{stderr}");
+    assert!(!class.join("alice/marks/grades.csv").exists(), "nothing was marked into it");
+}
+
+/// A correct submission in a folder whose name is not UTF-8 (`caf\xe9`, Latin-1) builds and runs
+/// with the real JDK and earns every mark: the JVM is never asked to work in a folder whose
+/// name it cannot decode.
+#[test]
+fn a_correct_submission_in_a_folder_named_in_latin_1_earns_every_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    crate::support::copy_tree(&repo().join("fixtures/submissions/correct"), &class.join(OsStr::from_bytes(b"caf\xe9")));
+    let out = dir.path().join("out");
+    let marking = mark_command(&repo().join("fixtures/suites/tiny"), &out, &class).output().unwrap();
+    assert_eq!(marking.status.code(), Some(0), "{}", String::from_utf8_lossy(&marking.stderr));
+    let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
+    assert_eq!(grades.lines().nth(1), Some("caf%E9,1.00,1.00,2.00"), "{grades}");
 }

@@ -48,6 +48,8 @@ fn a_canvas_download_and_its_roster_give_a_gradebook_canvas_imports_row_for_row(
         .arg(repo().join("fixtures/suites/tiny"))
         .arg("--roster")
         .arg(&roster)
+        // The tiny suite's title names no column of the roster: the assignment is chosen.
+        .args(["--canvas-column", "Practical 1 (4021)"])
         .arg("--out")
         .arg(&out)
         .arg(&class)
@@ -79,7 +81,7 @@ fn a_canvas_download_and_its_roster_give_a_gradebook_canvas_imports_row_for_row(
     let csv = std::fs::read_to_string(out.join("canvas.csv")).unwrap();
     let marks = |marks: f64| format!("{marks:.2}");
     let expected = [
-        "Student,ID,SIS User ID,SIS Login ID,Section,Tiny suite for scale tests".to_string(),
+        "Student,ID,SIS User ID,SIS Login ID,Section,Practical 1 (4021)".to_string(),
         format!("Points Possible,,,,,{}", marks(max)),
         format!("\"Smith, Jane\",101,S0001,js1,CS3105 A,{}", marks(max)),
         format!("\"Doe, John\",102,S0002,jd2,CS3105 A,{}", marks(short)),
@@ -108,5 +110,28 @@ fn a_roster_that_is_not_canvass_export_is_refused_before_marking() {
     let refused = bhgrade().arg("mark").arg("--roster").arg(&roster).arg("--out").arg(dir.path().join("out")).assert();
     let stderr = String::from_utf8_lossy(&refused.code(2).get_output().stderr).into_owned();
     assert!(stderr.contains("grades.csv:1: the header lacks Student, ID, SIS User ID, SIS Login ID"), "{stderr}");
+    assert!(!dir.path().join("out").exists(), "nothing was marked");
+}
+
+#[test]
+fn a_roster_with_two_columns_named_as_the_suite_is_refused_listing_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let roster = dir.path().join("roster.csv");
+    std::fs::write(&roster, "Student,ID,SIS User ID,SIS Login ID,Section,Tiny suite (1),Tiny suite for scale (2)\n")
+        .unwrap();
+    let refused = bhgrade()
+        .args(["mark", "--suite"])
+        .arg(repo().join("fixtures/suites/tiny"))
+        .arg("--roster")
+        .arg(&roster)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .assert();
+    let stderr = String::from_utf8_lossy(&refused.code(2).get_output().stderr).into_owned();
+    assert!(stderr.contains("2 assignment columns are named as the suite (`Tiny suite for scale tests`)"), "{stderr}");
+    assert!(
+        stderr.contains("`Tiny suite (1)`, `Tiny suite for scale (2)`; choose one with --canvas-column"),
+        "{stderr}"
+    );
     assert!(!dir.path().join("out").exists(), "nothing was marked");
 }

@@ -55,7 +55,7 @@ fn students_a_shard_did_not_mark_carry_over_and_fail_the_merge() {
     let roster_path = out.join("class.json");
     let mut roster: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&roster_path).unwrap()).unwrap();
     roster["students"] = serde_json::json!(["alice", "carol"]);
-    roster["incomplete"] = serde_json::json!(["bob"]);
+    roster["incomplete"] = serde_json::json!([{ "student": "bob" }]);
     std::fs::write(&roster_path, roster.to_string()).unwrap();
     std::fs::remove_file(out.join("students/bob.json")).unwrap();
     let all = dir.path().join("all");
@@ -65,6 +65,8 @@ fn students_a_shard_did_not_mark_carry_over_and_fail_the_merge() {
     assert!(stderr.contains("not marked in their shard (interrupted): bob"), "{stderr}");
     let summary = std::fs::read_to_string(all.join("summary.md")).unwrap();
     assert!(summary.contains("Not marked") && summary.contains("- bob"), "{summary}");
+    let grades = std::fs::read_to_string(all.join("grades.csv")).unwrap();
+    assert!(grades.lines().any(|row| row.starts_with("bob,") && row.ends_with(",not marked")), "{grades}");
 }
 
 #[test]

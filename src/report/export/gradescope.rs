@@ -92,7 +92,10 @@ fn status(verdict: Verdict) -> &'static str {
     }
 }
 
-/// [`StudentReport`] → the text of `results.json`.
-pub fn to_json(report: &StudentReport) -> String {
-    serde_json::to_string_pretty(&results(report)).expect("results serialise")
+/// [`StudentReport`] → the text of `results.json`; none for a submission some of whose tests
+/// the harness could not judge: Gradescope has no way to say "not graded" but a missing file
+/// (its autograder then fails, and is run again), and any score would be a wrong one.
+pub fn to_json(report: &StudentReport) -> Option<String> {
+    let judged = !report.has_harness_error();
+    judged.then(|| serde_json::to_string_pretty(&results(report)).expect("results serialise"))
 }
