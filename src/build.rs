@@ -202,9 +202,13 @@ pub fn prepare(
     // alone, never one marked beside it.
     let scratch = sandbox.private_folder(scratch_root, "build-").map_err(io_err(scratch_root))?;
     // The copy keeps the original's name, so that a submission folder that is itself the
-    // source folder is found as such.
-    let top_name =
-        sub.path.file_name().filter(|_| sub.path.is_dir()).map_or_else(|| "submission".into(), |n| n.to_os_string());
+    // source folder is found as such; a name that is not UTF-8 becomes the student's printable
+    // name (`caf%E9`), since a JVM cannot name a working folder it cannot decode.
+    let top_name = match sub.path.file_name().filter(|_| sub.path.is_dir()) {
+        Some(name) if name.to_str().is_some() => name.to_os_string(),
+        Some(_) => sub.name.clone().into(),
+        None => "submission".into(),
+    };
     let root = scratch.path().join(top_name);
     let mut notes: Vec<String> = Vec::new();
     let mut built = BuiltSubmission {
@@ -383,7 +387,7 @@ fn judge_build(outcome: &RunOutcome, cfg: &BuildConfig) -> (BuildVerdict, String
     let command = cfg.command.join(" ");
     // The same limit rule as every test's verdict, so a build and a test stopped alike are
     // described alike.
-    if let Some(decision) = crate::verdict::limit_decision(outcome, &cfg.limits) {
+    if let Some(decision) = crate::verdict::limit_decision(outcome, &cfg.limits, cfg.limits.memory_bytes) {
         let verdict = match decision.verdict {
             Verdict::TimeLimit => BuildVerdict::BuildTimeout,
             Verdict::MemoryLimit

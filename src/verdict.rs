@@ -165,8 +165,9 @@ pub use bhref::referee::first_line;
 pub use bhref::referee::RefereeError;
 
 /// The verdict of a run that went past its time or memory limit, if it did: the first checks
-/// of [`decide`], shared by every kind of step.
-pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits) -> Option<Decision> {
+/// of [`decide`], shared by every kind of step. `memory_ceiling` is what the run was killed at:
+/// its memory limit plus the runtime's own overhead (the suite's `memory_overhead_mb`).
+pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits, memory_ceiling: u64) -> Option<Decision> {
     // CPU time is the time verdict: it is what the program itself spent, and changes little
     // with what else the machine is doing. Wall-clock time only stops programs that wait.
     let (cpu, wall) = (run.cpu.as_secs_f64(), run.wall.as_secs_f64());
@@ -192,27 +193,40 @@ pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits) -> Opti
         ));
     }
     if run.memory_limit_hit {
-        let limit_mib = limits.memory_bytes >> 20;
+        let (limit_mib, ceiling_mib) = (limits.memory_bytes >> 20, memory_ceiling.max(limits.memory_bytes) >> 20);
+        let ceiling = match ceiling_mib > limit_mib {
+            true => format!(
+                "the memory ceiling of {ceiling_mib} MiB (the limit of {limit_mib} MiB plus {} MiB for the runtime)",
+                ceiling_mib - limit_mib
+            ),
+            false => format!("the memory limit of {limit_mib} MiB"),
+        };
         let why = match (run.memory_source, run.memory_peak_bytes) {
             (crate::sandbox::MemorySource::Resident, Some(peak)) if peak > limits.memory_bytes => format!(
-                "killed: the resident memory of the run's processes reached {} MiB, over the limit of {limit_mib} MiB",
+                "killed: the resident memory of the run's processes reached {} MiB, over {ceiling}",
                 // Rounded up: a peak just past the limit must not read as the limit itself.
                 peak.div_ceil(1 << 20)
             ),
-            _ => format!("killed at the memory limit of {limit_mib} MiB"),
+            _ => format!("killed at {ceiling}"),
         };
         return Some(Decision::new(Verdict::MemoryLimit, why));
     }
     None
 }
 
-/// Decides the verdict of one test from its run and, if it gets that far, its judge's finding.
-pub fn decide(run: Result<&RunOutcome, &SandboxError>, limits: &crate::sandbox::Limits, judge: &dyn Judge) -> Decision {
+/// Decides the verdict of one test from its run and, if it gets that far, its judge's finding
+/// (`memory_ceiling`: as for [`limit_decision`]).
+pub fn decide(
+    run: Result<&RunOutcome, &SandboxError>,
+    limits: &crate::sandbox::Limits,
+    memory_ceiling: u64,
+    judge: &dyn Judge,
+) -> Decision {
     let run = match run {
         Ok(run) => run,
         Err(error) => return Decision::new(Verdict::HarnessError, format!("the sandbox failed: {error}")),
     };
-    if let Some(decision) = limit_decision(run, limits) {
+    if let Some(decision) = limit_decision(run, limits, memory_ceiling) {
         return decision;
     }
     // A program killed because it passed the output cap died of the limit, not of a crash.
@@ -276,7 +290,7 @@ mod tests {
     }
 
     fn verdict_of(outcome: &RunOutcome) -> Verdict {
-        decide(Ok(outcome), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted))).verdict
+        decide(Ok(outcome), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted))).verdict
     }
 
     /// Every combination of the run's failure flags gets the verdict of the first one in the
@@ -315,11 +329,25 @@ mod tests {
         hog.memory_limit_hit = true;
         hog.memory_source = crate::sandbox::MemorySource::Resident;
         hog.memory_peak_bytes = Some(70 << 20);
-        let decision = decide(Ok(&hog), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        let decision = decide(Ok(&hog), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
         assert_eq!(decision.verdict, Verdict::MemoryLimit);
         assert_eq!(
             decision.explanation,
-            "killed: the resident memory of the run's processes reached 70 MiB, over the limit of 64 MiB"
+            "killed: the resident memory of the run's processes reached 70 MiB, over the memory limit of 64 MiB"
+        );
+        // Killed at the ceiling (the limit plus the runtime's overhead), the verdict names both.
+        hog.memory_peak_bytes = Some(100 << 20);
+        let at_ceiling = decide(Ok(&hog), &LIMITS, 96 << 20, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        assert_eq!(
+            at_ceiling.explanation,
+            "killed: the resident memory of the run's processes reached 100 MiB, over the memory ceiling of 96 MiB \
+             (the limit of 64 MiB plus 32 MiB for the runtime)"
+        );
+        hog.memory_source = crate::sandbox::MemorySource::Cgroup;
+        let by_cgroup = decide(Ok(&hog), &LIMITS, 96 << 20, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        assert_eq!(
+            by_cgroup.explanation,
+            "killed at the memory ceiling of 96 MiB (the limit of 64 MiB plus 32 MiB for the runtime)"
         );
     }
 
@@ -331,7 +359,7 @@ mod tests {
         assert_eq!(verdict_of(&flood), Verdict::OutputLimit);
         let mut crash = run(b"");
         crash.exit = Exit::Signal(libc::SIGSEGV);
-        let decision = decide(Ok(&crash), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        let decision = decide(Ok(&crash), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
         assert_eq!(decision.verdict, Verdict::RuntimeError);
         assert!(decision.explanation.contains("SIGSEGV"), "{}", decision.explanation);
     }
@@ -343,6 +371,7 @@ mod tests {
         let wrong = decide(
             Ok(&clean),
             &LIMITS,
+            LIMITS.memory_bytes,
             &FirstLine(|line: &[u8]| {
                 seen.lock().unwrap().extend_from_slice(line);
                 Ok(Judgement::WrongAnswer { explanation: "no".into() })
@@ -353,9 +382,13 @@ mod tests {
         let failed = decide(
             Ok(&clean),
             &LIMITS,
+            LIMITS.memory_bytes,
             &FirstLine(|_: &[u8]| Err(RefereeError::Undecided { reason: "budget".into() })),
         );
         assert_eq!(failed.verdict, Verdict::HarnessError);
-        assert_eq!(decide(Ok(&clean), &LIMITS, &FirstLine(|_: &[u8]| Ok(Judgement::GaveUp))).verdict, Verdict::GaveUp);
+        assert_eq!(
+            decide(Ok(&clean), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::GaveUp))).verdict,
+            Verdict::GaveUp
+        );
     }
 }

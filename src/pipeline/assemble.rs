@@ -37,7 +37,8 @@ impl RunResult {
 /// The verdict test `test` gets from `outcome`, the result of its run.
 pub fn decision(plan: &Plan<'_>, test: usize, outcome: Result<&RunOutcome, &SandboxError>) -> Decision {
     let planned = &plan.tests[test];
-    verdict::decide(outcome, &plan.runs[planned.run].limits, planned.judge.as_ref())
+    let run = &plan.runs[planned.run];
+    verdict::decide(outcome, &run.limits, run.run_limits.memory_bytes, planned.judge.as_ref())
 }
 
 /// The build's part of a report; a submission the harness could not prepare is said so.
@@ -170,7 +171,8 @@ fn test_report(
         explanation,
         diff,
         command: sandbox::describe(command),
-        // A suite's test says how to reproduce it from the submission; a tree's step does not.
+        // How to run it again from the submission, as the plan says (a suite's test and a
+        // tree's step both do); else the command as run.
         reproduce: match plan.tests[index].blank.reproduce.is_empty() {
             true => sandbox::describe(command),
             false => plan.tests[index].blank.reproduce.clone(),

@@ -54,7 +54,7 @@ pub fn from_tree(tree: &Tree, limits: Limits, launch: &Launch) -> std::io::Resul
             weight: 1.0,
             run: index,
             judge: Box::new(StepJudge::new(step)),
-            blank: blank_report(tree, step),
+            blank: TestReport { reproduce: reproduce(tree, step, &runs[index]), ..blank_report(tree, step) },
         });
     }
     Ok(Plan {
@@ -125,6 +125,31 @@ fn workspace(root: &Path) -> std::io::Result<Workspace> {
         }
     }
     Ok(Workspace { from: root.to_path_buf(), dirs, files })
+}
+
+/// The step as a student runs it again from the submission's source folder, with `TREE` set to
+/// the tree's folder (the one holding `practical.config`): its script, `TESTDIR`, a fresh
+/// `SCRATCHDIR`, the launch environment and its `.in` file on standard input.
+fn reproduce(tree: &Tree, step: &Step, run: &Run) -> String {
+    let quote = |text: &str| crate::sandbox::shell_quote(std::ffi::OsStr::new(text));
+    let in_tree = |path: &Path| {
+        let relative = path.strip_prefix(&tree.root).unwrap_or(path).display().to_string();
+        match relative.is_empty() {
+            true => "\"$TREE\"".to_string(),
+            false => format!("\"$TREE\"/{}", quote(&relative)),
+        }
+    };
+    let mut words = vec![format!("TESTDIR={}", in_tree(&step.testdir)), "SCRATCHDIR=\"$(mktemp -d)\"".to_string()];
+    let launch = run.env.iter().filter_map(|(name, word)| match word {
+        Word::Text(value) => Some(format!("{name}={}", quote(&value.to_string_lossy()))),
+        Word::InWorkspace(_) | Word::Scratch => None,
+    });
+    words.extend(launch);
+    words.extend(["bash".to_string(), in_tree(&step.script)]);
+    match &step.stdin {
+        Some(input) => format!("{} < {}", words.join(" "), in_tree(input)),
+        None => words.join(" "),
+    }
 }
 
 fn blank_report(tree: &Tree, step: &Step) -> TestReport {

@@ -323,7 +323,8 @@ fn escape(text: &str) -> String {
 /// the students in it as its tooltip and its count in `data-count`.
 fn histogram_svg(class: &ClassReport) -> String {
     let (width, height) = (560.0, 220.0);
-    let (left, right, top, bottom) = (40.0, 12.0, 12.0, 36.0);
+    // Room on the right for half the last tick label (the maximum mark), centred on the axis end.
+    let (left, right, top, bottom) = (40.0, 28.0, 12.0, 36.0);
     let plot_w = width - left - right;
     let plot_h = height - top - bottom;
     let max_score = if class.max_score > 0.0 { class.max_score } else { 1.0 };
@@ -564,6 +565,23 @@ mod tests {
         assert!(!page.contains("<script>alert"), "{page}");
         assert!(page.contains("href=\"students&#x2f;%3C%2Fscript%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E.md\""));
         assert!(page.contains("data-kind=\"solve\""), "a search kind gets its plot");
+    }
+
+    /// The histogram's last tick label (the maximum mark, centred on the axis's end) fits in the
+    /// picture: at the page's 11 px, a digit or point is at most 0.6 em wide.
+    #[test]
+    fn the_histogram_s_last_axis_label_is_not_cut_off() {
+        for max in [20.0, 100.0, 999.99] {
+            let mut class = hostile_class();
+            class.max_score = max;
+            let svg = histogram_svg(&class);
+            let label = number(max);
+            let tick = format!(r#"" text-anchor="middle">{label}</text><text class="axis""#);
+            let before = &svg[..svg.find(&tick).expect("the last tick label")];
+            let x: f64 = before.rsplit("x=\"").next().unwrap().split('"').next().unwrap().parse().unwrap();
+            let width: f64 = svg.split("viewBox=\"0 0 ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+            assert!(x + label.len() as f64 * 11.0 * 0.6 / 2.0 <= width, "{label} at {x} of {width}");
+        }
     }
 
     #[test]

@@ -176,13 +176,29 @@ pub struct YamlError {
 /// Parses suite text: strict booleans, unknown keys rejected.
 pub fn parse(text: &str) -> Result<RawSuite, YamlError> {
     let options = serde_saphyr::options! { strict_booleans: true };
-    serde_saphyr::from_str_with_options(text, options).map_err(|error| YamlError {
-        pos: error.location().map(|loc| Pos { line: loc.line(), column: loc.column() }),
-        message: {
-            let message = without_position(&error.to_string());
-            unknown_key(&message).unwrap_or(message)
-        },
+    serde_saphyr::from_str_with_options(text, options).map_err(|error| {
+        let pos = error.location().map(|loc| Pos { line: loc.line(), column: loc.column() });
+        let message = without_position(&error.to_string());
+        let message = unknown_key(&message).unwrap_or_else(|| with_key(text, pos, message));
+        YamlError { pos, message }
     })
+}
+
+/// A message about a value (`invalid floating point`) with the key it was given for, read from
+/// the line the error points at (`wall_seconds: three`), so that it says which setting is wrong.
+fn with_key(text: &str, pos: Option<Pos>, message: String) -> String {
+    let line = pos
+        .and_then(|pos| text.lines().nth(usize::try_from(pos.line.saturating_sub(1)).unwrap_or(usize::MAX)))
+        .unwrap_or_default();
+    let Some((key, value)) = line.trim_start().trim_start_matches("- ").split_once(':') else { return message };
+    let (key, value) = (key.trim(), value.trim());
+    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return message;
+    }
+    match message.as_str() {
+        "invalid floating point" | "invalid integer" => format!("`{key}` must be a number, not `{value}`"),
+        _ => format!("`{key}`: {message}"),
+    }
 }
 
 /// serde's "unknown field `wieght`, expected one of id, title, weight, …" (or "expected `a` or
@@ -281,6 +297,14 @@ mod tests {
         assert_eq!(without_position("line 3 column 1: a: b\n  | snippet"), "a: b");
         assert_eq!(without_position("error: line of sight: x"), "line of sight: x");
         assert_eq!(without_position("invalid floating point"), "invalid floating point");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_is_named_by_its_key() {
+        let text = "name: s\ngame: g\nlaunch: [java, M]\nlimits:\n  wall_seconds: three\nparts: []\n";
+        let error = parse(text).unwrap_err();
+        assert_eq!(error.pos.map(|pos| pos.line), Some(5));
+        assert_eq!(error.message, "`wall_seconds` must be a number, not `three`");
     }
 
     #[test]

@@ -112,8 +112,12 @@ impl Resolver<'_> {
             limits: self.limits(&raw.build.limits, BUILD_DEFAULTS)?,
         };
         let mut seen = HashSet::new();
-        let mut parts = Vec::with_capacity(raw.parts.len());
+        let mut parts: Vec<PartDefinition<TestDefinition>> = Vec::with_capacity(raw.parts.len());
         for part in raw.parts {
+            // A part's id heads its column in the gradebook and names its tests: one per suite.
+            if parts.iter().any(|earlier| earlier.id == part.id.value) {
+                return Err(self.invalid(part.id.pos, format!("duplicate part id `{}`", part.id.value)));
+            }
             parts.push(self.part(referee.as_ref(), part, &raw.limits, &mut seen)?);
         }
         Ok(SuiteDefinition {

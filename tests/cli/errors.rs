@@ -123,3 +123,34 @@ fn help_explains_the_commands() {
         assert!(text.contains(word), "--help lacks {word}: {text}");
     }
 }
+
+#[test]
+fn two_parts_with_one_id_are_refused_naming_the_second() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replace("  - id: part2\n", "  - id: part1\n"));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("suite.yaml:133:") && stderr.contains("duplicate part id `part1`"), "{stderr}");
+}
+
+#[test]
+fn a_limit_that_is_no_number_is_named_by_its_key() {
+    let (_dir, suite) = edit_suite(|yaml| yaml.replace("wall_seconds: 120", "wall_seconds: three"));
+    let (status, stderr) = mark_with_suite(&suite);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("suite.yaml:35:"), "{stderr}");
+    assert!(stderr.contains("`wall_seconds` must be a number, not `three`"), "{stderr}");
+}
+
+/// Every marking command's help gives every exit status it can end with.
+#[test]
+fn each_marking_command_s_help_gives_its_exit_statuses() {
+    for (command, own) in
+        [("mark", "0 every submission was marked"), ("test", "1 one was not"), ("stacscheck", "1 one did not")]
+    {
+        let output = bhgrade().args([command, "--help"]).output().unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+        for status in [own, "2 bad input", "3 the harness itself failed", "130 stopped by Ctrl-C", "143 by SIGTERM"] {
+            assert!(text.contains(status), "{command} --help lacks `{status}`: {text}");
+        }
+    }
+}

@@ -161,6 +161,37 @@ fn marks_add_up_in_every_markdown_report_and_the_gradebook() {
     }
 }
 
+/// Every heading of every markdown file the marking wrote stands after a blank line (outside
+/// fenced blocks), as CommonMark renderers and linters expect.
+#[test]
+fn every_markdown_heading_follows_a_blank_line() {
+    let marked = marked();
+    let mut files = vec!["summary.md".to_string()];
+    for student in students() {
+        files.extend([format!("students/{student}.md"), format!("feedback/{student}.md")]);
+    }
+    for name in files {
+        let text = marked.text(&name);
+        // The backticks of the fence a line is inside (none outside one).
+        let (mut fence, mut previous) = (0, "");
+        for (number, line) in text.lines().enumerate() {
+            let ticks = line.bytes().take_while(|&b| b == b'`').count();
+            match (fence, ticks) {
+                (0, 3..) => fence = ticks,
+                (open, _) if open > 0 && ticks >= open && line.trim_end().len() == ticks => fence = 0,
+                _ => {}
+            }
+            let heading = fence == 0 && line.starts_with('#');
+            assert!(
+                !heading || number == 0 || previous.is_empty(),
+                "{name}:{}: {line:?} after {previous:?}",
+                number + 1
+            );
+            previous = line;
+        }
+    }
+}
+
 #[test]
 fn reports_are_readable_by_others() {
     use std::os::unix::fs::PermissionsExt;

@@ -45,6 +45,23 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
     assert_eq!(got, expected);
     let markdown = std::fs::read_to_string(out.path().join("students/correct.md")).unwrap();
     assert!(markdown.contains("wall-clock time ran out"), "{markdown}");
+    assert!(
+        markdown.contains("with `TREE` set to the test tree's folder") && !markdown.contains("`SUITE`"),
+        "{markdown}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("export TREE="), "{stdout}");
+    // Every step's line to run it again names its script and input in the tree, never a
+    // scratch file of the marking's.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("students/correct.json")).unwrap()).unwrap();
+    for test in json["parts"].as_array().unwrap().iter().flat_map(|part| part["tests"].as_array().unwrap()) {
+        let reproduce = test["reproduce"].as_str().unwrap();
+        assert!(reproduce.contains("bash \"$TREE\"/") && !reproduce.contains("/tmp"), "{reproduce}");
+        for path in reproduce.split("\"$TREE\"/").skip(1).map(|rest| rest.split([' ', '\'']).next().unwrap()) {
+            assert!(repo().join("fixtures/stacscheck/Tests").join(path).exists(), "{path} in {reproduce}");
+        }
+    }
 }
 
 #[test]

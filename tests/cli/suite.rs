@@ -55,10 +55,22 @@ fn the_bundled_suite_is_up_to_date_with_the_reference() {
     assert!(run.stderr.contains("up to date"), "{}", run.stderr);
 }
 
-/// The same for the 2022 practical's suite (Late Binding Solitaire, `game: latebinding`).
+/// The fixture suites the tests mark with are the reference's too (their stored hardness feeds
+/// the reports and the class page); `ambiguous`, `bad-derive` and `duplicate` are invalid on
+/// purpose, and the tests below show each refused.
+#[test]
+fn every_valid_fixture_suite_is_up_to_date_with_the_reference() {
+    for name in ["tiny", "timing", "hostile"] {
+        let run = regen(&repo().join("fixtures/suites").join(name), true);
+        assert_eq!(run.status, 0, "run `bhgrade regen --suite fixtures/suites/{name}`:\n{}", run.stderr);
+    }
+}
+
+/// The same for the 2022 practical's suite (Late Binding Solitaire, `game: latebinding`), named
+/// as a bundled suite is (`regen` finds it in the clone as every command does).
 #[test]
 fn the_late_binding_suite_is_up_to_date_with_the_reference() {
-    let run = regen(&repo().join("suites/lbs-2022"), true);
+    let run = regen(Path::new("lbs-2022"), true);
     assert_eq!(run.status, 0, "run `bhgrade regen --suite suites/lbs-2022` and commit the result:\n{}", run.stderr);
     assert!(run.stderr.contains("up to date"), "{}", run.stderr);
 }
@@ -276,4 +288,38 @@ fn a_broken_search_s_zero_is_refused_by_verify_naming_the_test() {
     assert_eq!(stale.status, 1, "{}", stale.stderr);
     assert!(stale.stderr.contains("not verified: out of date"), "{}", stale.stderr);
     assert!(stale.stdout.is_empty(), "{}", stale.stdout);
+}
+
+/// `suites/README.md`'s table of each bundled suite says what its `suite.yaml` and
+/// `expected.json` hold: per part, kind and group (`, hard`: a CPU limit above the suite's
+/// least), the tests, the samples among them and the range of the reference's search nodes.
+#[test]
+fn the_suites_readme_tables_say_what_the_bundled_suites_hold() {
+    let readme = std::fs::read_to_string(repo().join("suites/README.md")).unwrap();
+    for name in ["cs3105-p1", "lbs-2022"] {
+        let dir = repo().join("suites").join(name);
+        let suite = bhgrade::suite::load_definition(&dir).unwrap();
+        let stored = bhgrade::suite::ExpectedFile::read(&dir).unwrap();
+        let least = suite.tests().map(|t| t.limits.cpu).min().unwrap();
+        let mut held: std::collections::BTreeMap<String, (usize, usize, u64, u64)> = Default::default();
+        for test in suite.tests() {
+            let part = test.id.split_once('/').unwrap().0;
+            let group = format!("{part} | {}{}", test.kind, if test.limits.cpu > least { ", hard" } else { "" });
+            let nodes = stored.tests[&test.id].nodes;
+            let entry = held.entry(group).or_insert((0, 0, u64::MAX, 0));
+            *entry = (entry.0 + 1, entry.1 + usize::from(test.visible), entry.2.min(nodes), entry.3.max(nodes));
+        }
+        let section =
+            readme.split(&format!("## The bundled suite `{name}`")).nth(1).unwrap().split("\n## ").next().unwrap();
+        let number = |text: &str| text.trim().replace(',', "").parse::<u64>().unwrap();
+        let mut said = std::collections::BTreeMap::new();
+        for row in section.lines().filter(|l| l.starts_with("| part") && !l.starts_with("| part |")) {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
+            let (tests, samples) = cells[2].trim_end_matches(')').split_once(" (").unwrap();
+            let (low, high) = cells[4].split_once(" – ").unwrap_or((cells[4], cells[4]));
+            let counts = (number(tests) as usize, number(samples) as usize, number(low), number(high));
+            said.insert(format!("{} | {}", cells[0].trim(), cells[1].trim()), counts);
+        }
+        assert_eq!(said, held, "suites/README.md's table of {name} (tests, samples, least and most nodes)");
+    }
 }
