@@ -12,9 +12,7 @@ use bhref::latebinding::parse::parse_layout;
 use bhref::rng::SplitMix64;
 use proptest::prelude::*;
 
-#[path = "common/tokens.rs"]
-mod tokens;
-use tokens::{end_of, join, position_of_token};
+use crate::tokens::{end_of, join, position_of_token};
 
 /// A random valid layout: `piles` distinct cards of the deck in random order.
 fn random_layout(ranks: u32, suits: u32, piles: usize, seed: u64) -> Layout {

@@ -12,9 +12,7 @@ use bhref::blackhole::parse::{parse_puzzle, read_integers};
 use bhref::rng::SplitMix64;
 use proptest::prelude::*;
 
-#[path = "common/tokens.rs"]
-mod tokens;
-use tokens::{join, position_of_token};
+use crate::tokens::{join, position_of_token};
 
 /// A random valid puzzle: a partial, shuffled deck dealt unevenly (some piles may be empty).
 fn random_puzzle(ranks: u32, suits: u32, piles: usize, seed: u64) -> Puzzle {
