@@ -5,10 +5,11 @@
 //!
 //! With a roster (`mark --roster`, Canvas's own gradebook export) the rows are the roster's, in
 //! its order, with its ID columns, so Canvas matches every one; a student on it who handed
-//! nothing in gets 0 (the summary says why). A submission whose marks do not stand (marking was
-//! stopped before it, or the harness could not judge a test) is blank, never 0. Without one, students are matched on
-//! `SIS Login ID`, the submission's name (the login, as a course usually names them), and a
-//! submission downloaded from Canvas carries its Canvas user id as `ID`.
+//! nothing in gets 0 (the summary says why). Without one, students are matched on `SIS Login
+//! ID`, the submission's name (the login, as a course usually names them), and a submission
+//! downloaded from Canvas carries its Canvas user id as `ID`. Either way a submission whose marks
+//! do not stand (marking was stopped before it, or the harness could not judge a test) is blank,
+//! never 0.
 
 use crate::build::lms::Lms;
 use crate::report::markdown::csv_field;
