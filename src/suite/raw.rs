@@ -184,20 +184,24 @@ pub fn parse(text: &str) -> Result<RawSuite, YamlError> {
     })
 }
 
-/// A message about a value (`invalid floating point`) with the key it was given for, read from
-/// the line the error points at (`wall_seconds: three`), so that it says which setting is wrong.
+/// A message about a value (`invalid floating point`) with the key it was given for: the key
+/// just before the value the error points at (`wall_seconds: three`, or `{ cpu_seconds: three }`
+/// within a line), so that it says which setting is wrong.
 fn with_key(text: &str, pos: Option<Pos>, message: String) -> String {
-    let line = pos
-        .and_then(|pos| text.lines().nth(usize::try_from(pos.line.saturating_sub(1)).unwrap_or(usize::MAX)))
-        .unwrap_or_default();
-    let Some((key, value)) = line.trim_start().trim_start_matches("- ").split_once(':') else { return message };
-    let (key, value) = (key.trim(), value.trim());
-    if key.is_empty() || !key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-        return message;
-    }
-    match message.as_str() {
-        "invalid floating point" | "invalid integer" => format!("`{key}` must be a number, not `{value}`"),
-        _ => format!("`{key}`: {message}"),
+    let keyed = pos.and_then(|pos| {
+        let line = text.lines().nth(usize::try_from(pos.line.checked_sub(1)?).ok()?)?;
+        let at = usize::try_from(pos.column.checked_sub(1)?).ok().filter(|&at| line.is_char_boundary(at))?;
+        let before = line[..at].trim_end().strip_suffix(':')?;
+        let key = before.rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next().filter(|k| !k.is_empty())?;
+        let value = line[at..].split([',', '}', '#']).next().unwrap_or_default().trim();
+        Some((key, value))
+    });
+    match (keyed, message.as_str()) {
+        (Some((key, value)), "invalid floating point" | "invalid integer") => {
+            format!("`{key}` must be a number, not `{value}`")
+        }
+        (Some((key, _)), _) => format!("`{key}`: {message}"),
+        (None, _) => message,
     }
 }
 
@@ -305,6 +309,8 @@ mod tests {
         let error = parse(text).unwrap_err();
         assert_eq!(error.pos.map(|pos| pos.line), Some(5));
         assert_eq!(error.message, "`wall_seconds` must be a number, not `three`");
+        let inline = "name: s\ngame: g\nlaunch: [java, M]\nlimits: { memory_mb: 64, cpu_seconds: ten }\nparts: []\n";
+        assert_eq!(parse(inline).unwrap_err().message, "`cpu_seconds` must be a number, not `ten`");
     }
 
     #[test]
