@@ -22,7 +22,7 @@ pub fn gradebook(class: &ClassReport, roster: Option<&Roster>) -> String {
     let column = roster.and_then(|roster| roster.grade_column.as_deref()).unwrap_or(&class.suite_title);
     let mut out = format!("Student,ID,SIS User ID,SIS Login ID,Section,{}\n", csv_field(column));
     out.push_str(&format!("Points Possible,,,,,{}\n", score::format(class.max_score)));
-    // Marks where they stand; blank (Canvas leaves the grade as it is) where they do not.
+    // Marks where they stand; blank (no grade to import) where they do not.
     let mut row = |student: &str, id: &str, sis_user: &str, sis_login: &str, section: &str, marks: Option<f64>| {
         let fields = [student, id, sis_user, sis_login, section].map(csv_field);
         out.push_str(&format!("{},{}\n", fields.join(","), marks.map(score::format).unwrap_or_default()));
