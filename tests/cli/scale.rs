@@ -5,15 +5,12 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::support::{bhgrade, copy_tree, mark_command, repo};
+use crate::support::{bhgrade, mark_command, repo};
 
 /// A class of three: two good submissions and one that crashes.
 pub(crate) fn class(dir: &Path) -> std::path::PathBuf {
-    let class = dir.join("class");
-    for (name, fixture) in [("alice", "correct"), ("bob", "crashes"), ("carol", "correct")] {
-        copy_tree(&repo().join("fixtures/submissions").join(fixture), &class.join(name));
-    }
-    class
+    let members = [("alice", "submissions/correct"), ("bob", "submissions/crashes"), ("carol", "submissions/correct")];
+    crate::support::class_of(dir, &members)
 }
 
 pub(crate) fn mark(class: &Path, out: &Path, extra: &[&str]) -> std::process::Output {

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::support::{copy_tree, repo};
+use crate::support::repo;
 
 const STUDENTS: [&str; 4] = ["alice", "bob", "carol", "dave"];
 
@@ -30,11 +30,7 @@ fn not_marked_in(summary: &str) -> Vec<String> {
 
 /// A class of four copies of the correct fixture, `STUDENTS`, in `dir/class`.
 fn class_of_four(dir: &Path) -> std::path::PathBuf {
-    let class = dir.join("class");
-    for student in STUDENTS {
-        copy_tree(&repo().join("fixtures/submissions/correct"), &class.join(student));
-    }
-    class
+    crate::support::class_of(dir, &STUDENTS.map(|student| (student, "submissions/correct")))
 }
 
 /// Reads `stderr` up to its first line that starts with `prefix`, and returns that line
@@ -261,9 +257,8 @@ fn an_interrupted_marking_gives_no_grade_for_what_it_did_not_mark() {
 fn a_second_ctrl_c_stops_at_once_with_a_closing_line() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
-    let class = dir.path().join("class");
-    copy_tree(&repo().join("fixtures/submissions/correct"), &class.join("alice"));
-    copy_tree(&repo().join("fixtures/hostile/build-never-ends"), &class.join("bob"));
+    let members = [("alice", "submissions/correct"), ("bob", "hostile/build-never-ends")];
+    let class = crate::support::class_of(dir.path(), &members);
     // Two jobs: Alice is marked beside Bob's build, which goes on for its two minutes.
     let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade"));
     command.args(["mark", "--jobs", "2", "--suite"]).arg(repo().join("fixtures/suites/tiny"));

@@ -67,10 +67,12 @@ fn the_whole_tree_passes_the_correct_submission_but_for_the_timeout() {
 #[test]
 fn a_class_marked_against_one_part_fails_exactly_the_buggy_checker() {
     let dir = tempfile::tempdir().unwrap();
-    let class = dir.path().join("class");
-    copy_tree(&repo().join("fixtures/submissions/correct"), &class.join("good"));
-    copy_tree(&repo().join("fixtures/submissions/check-always-true"), &class.join("trusting"));
-    copy_tree(&repo().join("fixtures/submissions/does-not-compile"), &class.join("broken"));
+    let members = [
+        ("good", "submissions/correct"),
+        ("trusting", "submissions/check-always-true"),
+        ("broken", "submissions/does-not-compile"),
+    ];
+    let class = support::class_of(dir.path(), &members);
     let out = dir.path().join("out");
     let output = bhgrade()
         .args(["mark", "--jobs", "2", "--stacscheck"])

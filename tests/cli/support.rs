@@ -27,6 +27,16 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// A class in `dir/class`: each (student, fixture) a copy of `fixtures/FIXTURE` named after the
+/// student.
+pub fn class_of(dir: &Path, members: &[(&str, &str)]) -> PathBuf {
+    let class = dir.join("class");
+    for (student, fixture) in members {
+        copy_tree(&repo().join("fixtures").join(fixture), &class.join(student));
+    }
+    class
+}
+
 /// The bundled suite with small CPU limits, so a program that never ends costs little.
 pub fn quick_suite(dir: &Path) -> PathBuf {
     let suite = dir.join("suite");
