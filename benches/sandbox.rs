@@ -34,7 +34,7 @@ fn steps() -> Vec<Step> {
     vec![
         ("sandbox: process group, supervisor (subreaper), rlimits, pipes", None, |_| {}),
         ("+ PID namespace", Some(LayerName::Supervisor), |p| p.pid_namespace = true),
-        ("+ own /proc", Some(LayerName::OwnProc), |p| p.own_proc = true),
+        ("+ own root (built from nothing)", Some(LayerName::OwnRoot), |p| p.own_root = true),
         ("+ network namespace", Some(LayerName::NetworkNamespace), |p| p.isolate_network = true),
         ("+ IPC namespace", Some(LayerName::IpcNamespace), |p| p.isolate_ipc = true),
         ("+ cgroups (memory, pids)", Some(LayerName::CgroupMemory), |p| p.use_cgroups = true),

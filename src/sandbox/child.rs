@@ -25,6 +25,11 @@ pub(crate) struct ExecSpec<'a> {
     pub path: &'a OsStr,
     pub rlimits: Vec<Rlimit>,
     pub run_as: Option<RunAs>,
+    /// The working folder as the box shows it (its real path), when the run has a root of its
+    /// own; else the command's.
+    pub cwd: &'a Path,
+    /// The run's root: its folder, then its steps (`root.rs`); empty without one.
+    pub root: Vec<CString>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -131,6 +136,8 @@ pub(crate) struct Exec {
     pub run_as: Option<RunAs>,
     /// CPUs to pin the supervisor to before it forks (no cpuset cgroup): a bit per CPU.
     pub affinity: Option<[u64; AFFINITY_WORDS]>,
+    /// The run's root for its init to build: its folder, then a target and a source per step.
+    pub root: Vec<CString>,
 }
 
 /// CPUs that fit in an affinity mask sent to a supervisor.
@@ -165,13 +172,14 @@ impl Exec {
             .map(|(k, v)| c_string(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
             .collect::<io::Result<Vec<CString>>>()?;
         Ok(Exec {
-            cwd: c_string(plan.cmd.cwd.as_os_str().as_bytes())?,
+            cwd: c_string(plan.cwd.as_os_str().as_bytes())?,
             candidates,
             argv,
             envp,
             rlimits: plan.rlimits.clone(),
             run_as: plan.run_as,
             affinity,
+            root: plan.root.clone(),
         })
     }
 }
@@ -191,7 +199,7 @@ pub(crate) unsafe fn become_program(
     exec: &Raw,
     landlock: Option<RawFd>,
     seccomp: Option<&super::seccomp::Filter>,
-    own_proc: bool,
+    own_root: bool,
 ) -> i32 {
     for r in exec.rlimits {
         let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
@@ -204,7 +212,7 @@ pub(crate) unsafe fn become_program(
         return errno();
     }
     if let Some(fd) = landlock {
-        if own_proc {
+        if own_root {
             if let Err(e) = super::landlock::allow_reading(fd, c"/proc") {
                 return e.raw_os_error().unwrap_or(libc::EIO);
             }

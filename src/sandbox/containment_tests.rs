@@ -50,7 +50,7 @@ fn a_run_has_a_session_of_its_own_and_no_terminal() {
     // them: inside one, a session led from outside (the parked supervisor's, or the harness's
     // own when it runs in a container) reads as 0 on both sides, and the test would prove
     // nothing.
-    let policy = Policy { landlock: false, pid_namespace: false, own_proc: false, ..Policy::default() };
+    let policy = Policy { landlock: false, pid_namespace: false, own_root: false, ..Policy::default() };
     let (tmp, sb) = sandbox_with(policy);
     let script = "cut -d' ' -f6 /proc/self/stat; (exec 3</dev/tty) 2>/dev/null && echo opened || echo no-tty";
     let out = lines(&sb, tmp.path(), script);
@@ -106,23 +106,32 @@ fn a_run_starts_in_a_session_keyring_of_its_own() {
 }
 
 #[test]
-fn seccomp_denies_keyrings_terminal_injection_and_namespaces() {
+fn seccomp_denies_keyrings_terminal_injection_namespaces_and_unix_sockets() {
     let (tmp, sb) = sandbox_with(Policy::default());
-    if skip_without(&sb.seccomp, "seccomp", "seccomp_denies_keyrings_terminal_injection_and_namespaces") {
+    if skip_without(&sb.seccomp, "seccomp", "seccomp_denies_keyrings_terminal_injection_namespaces_and_unix_sockets") {
         return;
     }
     // Each prints the errno of a call: 1 is EPERM; TIOCSTI on a pipe would otherwise be ENOTTY
     // (25), keyctl would answer, clone3 falls back to clone (38, ENOSYS), and an x32 getpid
-    // (bit 30 set) would answer or be ENOSYS where the kernel has no x32.
+    // (bit 30 set) would answer or be ENOSYS where the kernel has no x32. First, a unix-domain
+    // socket is refused (EPERM) while a connected pair of them is not.
     let script = r#"perl -e '
         require "syscall.ph"; require "sys/ioctl.ph";
+        $! = 0; socket(my $s, 1, 1, 0); print $! + 0, "
+";
+        print socketpair(my $x, my $y, 1, 1, 0) ? "pair
+" : "no pair: $!
+";
         $! = 0; syscall(&SYS_keyctl, 0, -3, 0); print $! + 0, "\n";
         $! = 0; my $c = "x"; ioctl(STDIN, &TIOCSTI, $c); print $! + 0, "\n";
         $! = 0; syscall(&SYS_unshare, 0x10000000); print $! + 0, "\n";
         $! = 0; syscall(435, 0, 0); print $! + 0, "\n";
         $! = 0; syscall(0x40000000 + 39); print $! + 0, "\n";'"#;
-    let expected: &[&str] =
-        if cfg!(target_arch = "x86_64") { &["1", "1", "1", "38", "1"] } else { &["1", "1", "1", "38"] };
+    let expected: &[&str] = if cfg!(target_arch = "x86_64") {
+        &["1", "pair", "1", "1", "1", "38", "1"]
+    } else {
+        &["1", "pair", "1", "1", "1", "38"]
+    };
     let got = lines(&sb, tmp.path(), script);
     assert_eq!(got[..expected.len()], *expected);
 }
@@ -202,7 +211,7 @@ fn a_supervisor_killed_from_outside_is_a_harness_failure_not_the_programs() {
 #[test]
 fn a_run_lists_only_its_own_processes_in_proc() {
     let (tmp, sb) = sandbox_with(Policy::default());
-    if skip_without(&sb.own_proc, "own /proc", "a_run_lists_only_its_own_processes_in_proc") {
+    if skip_without(&sb.own_root, "own root", "a_run_lists_only_its_own_processes_in_proc") {
         return;
     }
     // A process of the harness's that the run must not see, named so it cannot be mistaken:
@@ -226,7 +235,56 @@ fn a_run_lists_only_its_own_processes_in_proc() {
     let seen_here = std::fs::read_dir("/proc").unwrap().count();
     let listed: usize = out[0].parse().unwrap();
     assert!(listed <= 5, "the run lists {listed} processes: {out:?}");
+    assert_eq!(out[1].trim(), "", "the run's PID 1 shows a command line (the harness's): {out:?}");
     assert_eq!(out[3], "0", "the run sees a process of the harness's: {out:?}");
     assert_eq!(out[2], "1", "only the loopback device of the run's network namespace: {out:?}");
     assert!(seen_here > listed, "the run's /proc leaked into the harness's mount namespace");
+}
+
+/// A run's root holds what its allow-list names and nothing else: not the machine's `/tmp`,
+/// `/run`, `/home` or `/sys`, not its accounts, not a socket or file of the marker's by path
+/// (each of which the harness can reach while the run goes on).
+#[test]
+fn a_run_sees_only_the_root_built_for_it() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(&sb.own_root, "own root", "a_run_sees_only_the_root_built_for_it") {
+        return;
+    }
+    let secret = tmp.path().join("marker-secret.txt");
+    std::fs::write(&secret, "secret").unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let socket_path = tmp.path().join("marker.sock");
+    let socket = std::os::unix::net::UnixListener::bind(&socket_path).unwrap();
+    socket.set_nonblocking(true).unwrap();
+    std::fs::set_permissions(&socket_path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o777)).unwrap();
+    sb.add_copy(&copy);
+    let script = format!(
+        "for d in home run sys root var srv mnt media boot usr etc proc dev; do [ -e /$d ] && printf '%s ' $d; done; echo; \
+         awk '{{ print $5 }}' /proc/self/mountinfo | sort | tr '\\n' ' '; echo; \
+         cut -d: -f1 /etc/passwd | tr '\\n' ' '; echo; \
+         for p in {secret} {socket} /sys/fs/cgroup /run /home; do [ -e \"$p\" ] && echo \"sees $p\"; done; \
+         chmod 600 {secret} 2>/dev/null && echo chmod; \
+         echo written > mine.txt && cat mine.txt",
+        secret = secret.display(),
+        socket = socket_path.display()
+    );
+    let out = lines(&sb, &copy, &script);
+    let top: Vec<&str> = out[0].split_whitespace().collect();
+    for absent in ["home", "run", "sys", "root", "var", "srv", "mnt", "media", "boot"] {
+        assert!(!top.contains(&absent), "the run's root holds /{absent}: {out:?}");
+    }
+    for present in ["usr", "etc", "proc", "dev"] {
+        assert!(top.contains(&present), "the run's root lacks /{present}: {out:?}");
+    }
+    let machine = ["/sys", "/run", "/home", "/root", "/var", "/dev/pts", "/dev/shm", "/dev/tty"];
+    let mounts: Vec<&str> = out[1].split_whitespace().collect();
+    assert!(!mounts.iter().any(|m| machine.iter().any(|p| m.starts_with(p))), "{mounts:?}");
+    assert!(out[2].split_whitespace().count() <= 3, "the machine's accounts: {}", out[2]);
+    assert_eq!(&out[3..], ["written"], "reached the marker's files by path, or could not write its copy: {out:?}");
+    assert_eq!(std::fs::read_to_string(copy.join("mine.txt")).unwrap(), "written\n");
+    assert!(socket.accept().is_err(), "connected to the marker's socket");
+    assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o666);
 }

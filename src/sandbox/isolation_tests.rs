@@ -183,8 +183,13 @@ fn isolation_off_keeps_only_the_limits() {
     let (_tmp, sb) = sandbox_with(Policy::for_isolation(Isolation::Off));
     let missing: Vec<LayerName> = sb.missing_layers().into_iter().map(|l| l.name).collect();
     // Off keeps the run's own session, but nothing that stops a program opening a terminal.
-    let mut expected =
-        vec![LayerName::NetworkNamespace, LayerName::IpcNamespace, LayerName::Terminal, LayerName::Landlock];
+    let mut expected = vec![
+        LayerName::NetworkNamespace,
+        LayerName::IpcNamespace,
+        LayerName::OwnRoot,
+        LayerName::Terminal,
+        LayerName::Landlock,
+    ];
     if procs::is_root() {
         expected.push(LayerName::UnprivilegedUser);
     }

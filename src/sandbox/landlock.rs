@@ -71,7 +71,7 @@ pub(crate) fn probe() -> Result<u32, String> {
 /// What one run may touch. Paths that do not exist are left out (a rule needs an open fd).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Access {
-    /// Folders to read and execute from (the system, the program's installation).
+    /// Folders to read and execute from (the system, the JDKs).
     pub read_dirs: Vec<PathBuf>,
     /// Single files to read (a puzzle named on the command line), nothing else beside them.
     pub read_files: Vec<PathBuf>,

@@ -27,8 +27,8 @@ pub enum LayerName {
     NetworkNamespace,
     #[serde(rename = "ipc namespace")]
     IpcNamespace,
-    #[serde(rename = "own /proc")]
-    OwnProc,
+    #[serde(rename = "own root")]
+    OwnRoot,
     #[serde(rename = "terminal")]
     Terminal,
     #[serde(rename = "keyring")]
@@ -56,7 +56,7 @@ impl LayerName {
             LayerName::Pidfd => "pidfd",
             LayerName::NetworkNamespace => "network namespace",
             LayerName::IpcNamespace => "ipc namespace",
-            LayerName::OwnProc => "own /proc",
+            LayerName::OwnRoot => "own root",
             LayerName::Keyring => "keyring",
             LayerName::Seccomp => "seccomp",
             LayerName::DiskQuota => "disk quota",
@@ -210,22 +210,30 @@ impl Sandbox {
                 ),
                 Err(why) => layer(LayerName::IpcNamespace, false, true, format!("{why}{}", namespace_hint())),
             },
-            match (&self.own_proc, &self.pidns) {
+            match (&self.own_root, &self.pidns) {
                 (Ok(()), Ok(())) => layer(
-                    LayerName::OwnProc,
+                    LayerName::OwnRoot,
                     true,
-                    false,
-                    "a /proc of the run's own PID namespace, in a mount namespace made when the run starts: it lists \
-                 the run's processes only, not the marker's or other students' runs"
-                        .into(),
+                    true,
+                    format!(
+                        "a root built up from nothing for every run{userns}, proven here: read-only the system \
+                         folders, the JDK, {} of /etc (with accounts of its own) and the inputs named; writable its \
+                         copy and home; {} of /dev; a /proc of its own PID namespace listing its processes only; no \
+                         /sys, /run, /home or /tmp of the machine's, nothing to connect to, chmod, watch or stat \
+                         outside it; its PID 1 shows no command line",
+                        super::policy::ETC_ENTRIES.len(),
+                        super::DEVICES.len()
+                    ),
                 ),
                 (Err(why), _) | (Ok(()), Err(why)) => layer(
-                    LayerName::OwnProc,
+                    LayerName::OwnRoot,
                     false,
-                    false,
+                    true,
                     format!(
-                        "{why}: a run's /proc lists every process of the machine (with their command lines); Landlock \
-                     still keeps their files, environment and memory out of reach"
+                        "{why}: a run sees the machine's file system, where Landlock alone keeps files out of reach \
+                         (not unix sockets named by path before Landlock ABI 9, nor chmod, utime or stat), and its \
+                         /proc lists every process of the machine{}",
+                        namespace_hint()
                     ),
                 ),
             },
@@ -373,7 +381,7 @@ impl Sandbox {
             | LayerName::Pidfd
             | LayerName::NetworkNamespace
             | LayerName::IpcNamespace
-            | LayerName::OwnProc
+            | LayerName::OwnRoot
             | LayerName::Keyring
             | LayerName::Seccomp
             | LayerName::DiskQuota

@@ -60,13 +60,14 @@ mod io;
 mod isolation_tests;
 mod landlock;
 mod layers;
-mod own_proc;
 mod own_scope;
 mod parked;
 mod policy;
 mod pool;
 mod procs;
 mod quota;
+mod root;
+mod root_inside;
 mod run;
 mod scratch;
 mod seccomp;
@@ -358,8 +359,11 @@ pub struct Sandbox {
     netns: Result<(), String>,
     pidns: Result<(), String>,
     ipcns: Result<(), String>,
-    /// Whether each run gets a `/proc` of its own PID namespace.
-    own_proc: Result<(), String>,
+    /// Whether each run gets a root of its own, built up from nothing (with a `/proc` of its own
+    /// PID namespace), proven here.
+    own_root: Result<(), String>,
+    /// The files the box shows in place of the machine's (its `/etc/passwd` and `/etc/group`).
+    accounts: Vec<(PathBuf, PathBuf)>,
     /// The filter every program gets, proven on this kernel.
     seccomp: Result<&'static seccomp::Filter, String>,
     /// Whether the kernel has keyrings (each run then gets a session keyring of its own).
@@ -422,12 +426,25 @@ impl Sandbox {
             other => other,
         };
         let disabled = || Err("disabled by policy".to_string());
+        let (own_root, accounts) = if policy.own_root && policy.pid_namespace {
+            let ids = match &run_as {
+                Ok(Some(ids)) => (ids.uid, ids.gid),
+                Ok(None) | Err(_) => (procs::uid(), procs::gid()),
+            };
+            match root::write_accounts(&scratch_root.join("box-etc"), ids.0, ids.1) {
+                Ok(accounts) => (root_inside::probe(&scratch_root), accounts),
+                Err(e) => (Err(format!("writing the box's accounts: {e}")), Vec::new()),
+            }
+        } else {
+            (disabled(), Vec::new())
+        };
         Ok(Sandbox {
             pidfd: procs::probe_pidfd(),
             netns: if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() },
             pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
             ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
-            own_proc: if policy.own_proc && policy.pid_namespace { own_proc::probe() } else { disabled() },
+            own_root,
+            accounts,
             seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
             keyring: procs::probe_keyring(),
             quota: if policy.disk_quota { quota::probe(&scratch_root) } else { disabled() },
@@ -472,7 +489,7 @@ impl Sandbox {
                     report_fd: -1,
                     harness: std::process::id() as i32,
                     seccomp: self.seccomp.as_ref().ok().copied(),
-                    own_proc: self.pidns.is_ok() && self.own_proc.is_ok(),
+                    own_root: self.own_root_active(),
                 },
             })
         })
@@ -526,6 +543,11 @@ impl Sandbox {
     /// [`MemorySource::Resident`]).
     pub fn memory_cgroup_active(&self) -> bool {
         self.cgroups.as_ref().is_some_and(|c| c.has_memory())
+    }
+
+    /// Whether each run gets a root of its own (`sandbox/root.rs`).
+    fn own_root_active(&self) -> bool {
+        self.pidns.is_ok() && self.own_root.is_ok()
     }
 
     /// Whether each run's tasks are bounded by a pids cgroup.

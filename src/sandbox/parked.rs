@@ -37,12 +37,13 @@ struct Header {
     n_args: u32,
     n_env: u32,
     n_rlimits: u32,
+    /// Strings of the run's root: its folder, then a target and a source per step; 0 for none.
+    n_root: u32,
     has_landlock: u32,
     has_run_as: u32,
     uid: u32,
     gid: u32,
     has_affinity: u32,
-    _pad: u32,
     rlimits: [[u64; 3]; MAX_RLIMITS],
     affinity: [u64; AFFINITY_WORDS],
 }
@@ -152,12 +153,13 @@ impl Drop for Parked {
 }
 
 fn pointers_needed(exec: &Exec) -> usize {
-    exec.candidates.len() + 2 * exec.argv.len() + exec.envp.len() + 4
+    exec.candidates.len() + 2 * exec.argv.len() + exec.envp.len() + exec.root.len() + 4
 }
 
 fn encode_strings(exec: &Exec) -> Vec<u8> {
     let mut out = Vec::new();
-    for s in std::iter::once(&exec.cwd).chain(&exec.candidates).chain(&exec.argv).chain(&exec.envp) {
+    let lists = exec.candidates.iter().chain(&exec.argv).chain(&exec.envp).chain(&exec.root);
+    for s in std::iter::once(&exec.cwd).chain(lists) {
         out.extend_from_slice(s.as_bytes_with_nul());
     }
     out
@@ -174,12 +176,12 @@ fn send(sock: &OwnedFd, exec: &Exec, fds: &Fds) -> io::Result<()> {
         n_args: exec.argv.len() as u32,
         n_env: exec.envp.len() as u32,
         n_rlimits: exec.rlimits.len() as u32,
+        n_root: exec.root.len() as u32,
         has_landlock: u32::from(fds.landlock.is_some()),
         has_run_as: u32::from(exec.run_as.is_some()),
         uid: exec.run_as.map_or(0, |r| r.uid),
         gid: exec.run_as.map_or(0, |r| r.gid),
         has_affinity: u32::from(exec.affinity.is_some()),
-        _pad: 0,
         rlimits: [[0; 3]; MAX_RLIMITS],
         affinity: exec.affinity.unwrap_or([0; AFFINITY_WORDS]),
     };
@@ -278,12 +280,13 @@ unsafe fn pin(header: &Header) -> Result<(), i32> {
 }
 
 /// Where each list of C strings starts in [`Child::ptrs`]: candidates | argv NULL | envp NULL |
-/// sh argv (sh, script, argv[1..]) NULL.
+/// sh argv (sh, script, argv[1..]) NULL | root (folder, steps).
 struct Offsets {
     candidates: usize,
     argv: usize,
     env: usize,
     sh: usize,
+    root: usize,
 }
 
 impl Child<'_> {
@@ -317,7 +320,14 @@ impl Child<'_> {
             });
         }
         let plan = supervisor::SplitSpec { report_fd: fds[3], ..self.plan };
-        if let Err(e) = supervisor::split(&plan, &before) {
+        let n_root = header.n_root as usize;
+        let root_strings = &*std::ptr::slice_from_raw_parts(self.ptrs.as_ptr().add(at.root), n_root);
+        let root = root_strings.split_first().map(|(folder, steps)| supervisor::RootRecipe {
+            folder: CStr::from_ptr(*folder),
+            steps,
+            error_fd: exec_error,
+        });
+        if let Err(e) = supervisor::split(&plan, &before, root.as_ref()) {
             fail(e.raw_os_error().unwrap_or(libc::EIO));
         }
         // The program's process from here.
@@ -334,7 +344,7 @@ impl Child<'_> {
             rlimits: &self.rlimits[..],
             run_as,
         };
-        fail(child::become_program(&raw, landlock, self.plan.seccomp, self.plan.own_proc))
+        fail(child::become_program(&raw, landlock, self.plan.seccomp, root.is_some()))
     }
 
     /// Before the run arrives: only the fds it needs, a session of its own, the run's cgroups
@@ -386,7 +396,8 @@ impl Child<'_> {
         };
         let cwd = next(&mut pos);
         let (n_cand, n_args, n_env) = (header.n_candidates as usize, header.n_args as usize, header.n_env as usize);
-        let at = Offsets { candidates: 0, argv: n_cand, env: n_cand + n_args + 1, sh: n_cand + n_args + n_env + 2 };
+        let sh = n_cand + n_args + n_env + 2;
+        let at = Offsets { candidates: 0, argv: n_cand, env: n_cand + n_args + 1, sh, root: sh + n_args.max(1) + 2 };
         for i in 0..n_cand {
             self.ptrs[at.candidates + i] = next(&mut pos);
         }
@@ -398,6 +409,9 @@ impl Child<'_> {
             self.ptrs[at.env + i] = next(&mut pos);
         }
         self.ptrs[at.env + n_env] = std::ptr::null();
+        for i in 0..header.n_root as usize {
+            self.ptrs[at.root + i] = next(&mut pos);
+        }
         if pos > strings_len {
             return None;
         }

@@ -81,9 +81,10 @@ pub struct Policy {
     /// Give each run its own PID namespace (its supervisor's init dies last and takes every
     /// process of the run with it); without one, the supervisor is a child subreaper.
     pub pid_namespace: bool,
-    /// Give each run with a PID namespace a `/proc` of its own (a mount namespace made when the
-    /// run starts) where the machine allows it.
-    pub own_proc: bool,
+    /// Give each run with a PID namespace a root of its own, built up from nothing where the
+    /// machine allows it (`sandbox/root.rs`): only what [`Policy::readable`], the run's copy,
+    /// folder and inputs and [`DEVICES`] name, and a `/proc` of its own.
+    pub own_root: bool,
     /// Give each run its own IPC namespace (SysV objects and POSIX message queues of its own,
     /// gone with the run) when the machine allows it.
     pub isolate_ipc: bool,
@@ -114,9 +115,47 @@ pub struct Policy {
 
 /// Where a JDK, a shell and their libraries live on the usual Linux systems. Not `/dev`: a
 /// program gets only [`DEVICES`] of it, never a terminal (`/dev/tty`, `/dev/pts`), `/dev/shm` or
-/// `/dev/mqueue`.
+/// `/dev/mqueue`. Not `/etc` as a whole: only [`ETC_ENTRIES`] of it. `/sys` only where a run has
+/// no root of its own (a JVM reads its cgroup there).
 pub const SYSTEM_FOLDERS: &[&str] =
-    &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys"];
+    &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/opt", "/proc", "/sys"];
+
+/// What of `/etc` a program may read: the links that name the JDK (`alternatives`), its
+/// configuration (every entry whose name begins with `java`), the dynamic linker's cache, time
+/// zone, name-service switch and certificates; and the accounts (`passwd`, `group`), which a
+/// root of the run's own shows as the harness's own short list, not the machine's.
+pub const ETC_ENTRIES: &[&str] = &[
+    "alternatives",
+    "ca-certificates",
+    "group",
+    "host.conf",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "ssl",
+    "timezone",
+];
+
+/// [`SYSTEM_FOLDERS`] and the [`ETC_ENTRIES`] of this machine's `/etc` (with every `java*`).
+pub fn system_readable() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = SYSTEM_FOLDERS.iter().map(PathBuf::from).collect();
+    let etc = std::path::Path::new("/etc");
+    paths.extend(ETC_ENTRIES.iter().map(|name| etc.join(name)));
+    if let Ok(entries) = std::fs::read_dir(etc) {
+        let mut java: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_name().as_encoded_bytes().starts_with(b"java"))
+            .map(|e| e.path())
+            .collect();
+        java.sort();
+        paths.extend(java);
+    }
+    paths
+}
 
 /// The device files a program may open (read and write, no ioctl where Landlock can say so).
 pub const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
@@ -141,12 +180,12 @@ impl Policy {
             isolate_network: on,
             pid_namespace: on,
             isolate_ipc: on,
-            own_proc: on,
+            own_root: on,
             landlock: on,
             seccomp: on,
             disk_quota: on,
             disk_bytes: 1 << 30,
-            readable: SYSTEM_FOLDERS.iter().map(PathBuf::from).collect(),
+            readable: system_readable(),
             run_as: (on && procs::is_root()).then(RunAs::nobody),
             cgroup_parent: None,
             grace: Duration::from_millis(200),

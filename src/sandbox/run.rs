@@ -20,6 +20,7 @@ use super::io::{ExitWatch, Pump};
 use super::landlock::Ruleset;
 use super::parked::{Fds, Parked};
 use super::quota;
+use super::root;
 use super::scratch::{self, RunFolder, WorkingFolder};
 use super::supervisor::Report;
 use super::watch::{self, Running, Watched};
@@ -210,11 +211,21 @@ fn prepare(
     let run_as = sb.run_as();
     let (cpuset, affinity) = pinning(sb, &cmd.cpus)?;
     let (args, inputs) = folder.stage_inputs(&cmd.args, run_as)?;
+    let mut access = scratch::access(&sb.policy, cmd, folder, place, sb.readable_folders(), inputs);
+    let (root, cwd) = if sb.own_root_active() {
+        let steps = root::encode(&root::plan(&access, &sb.accounts)).map_err(os("planning the run's root"))?;
+        // What the box shows in place of the machine's files is what the ruleset grants.
+        access.read_files.extend(sb.accounts.iter().map(|(source, _)| source.clone()));
+        let folder = std::ffi::CString::new(folder.root.as_os_str().as_encoded_bytes())
+            .map_err(|_| SandboxError::Setup("a NUL byte in the scratch folder's path".into()))?;
+        // The box holds the copy at its real path: the working folder as it resolves now.
+        let cwd = cmd.cwd.canonicalize().unwrap_or_else(|_| cmd.cwd.clone());
+        (std::iter::once(folder).chain(steps).collect(), cwd)
+    } else {
+        (Vec::new(), cmd.cwd.clone())
+    };
     let ruleset = match &sb.landlock {
-        Ok(abi) => {
-            let access = scratch::access(&sb.policy, cmd, folder, place, sb.readable_folders(), inputs);
-            Some(Ruleset::new(*abi, &access).map_err(os("building the Landlock ruleset"))?)
-        }
+        Ok(abi) => Some(Ruleset::new(*abi, &access).map_err(os("building the Landlock ruleset"))?),
         Err(_) => None,
     };
     let plan = child::ExecSpec {
@@ -224,6 +235,8 @@ fn prepare(
         path: &sb.policy.path,
         rlimits: child::rlimits(limits, &sb.policy, sb.nproc_backstop()),
         run_as,
+        cwd: &cwd,
+        root,
     };
     let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
     let exec = Exec::new(&plan, affinity).map_err(spawn_err)?;

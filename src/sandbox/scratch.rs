@@ -35,6 +35,8 @@ pub(crate) struct RunFolder {
     dir: Option<tempfile::TempDir>,
     pub home: PathBuf,
     pub inputs: PathBuf,
+    /// Empty: where the run's root is built, when it gets one (`root.rs`).
+    pub root: PathBuf,
 }
 
 fn scratch_err(path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError + '_ {
@@ -44,8 +46,8 @@ fn scratch_err(path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError + '_ 
 impl RunFolder {
     pub(crate) fn new(root: &Path, run_as: Option<RunAs>) -> Result<RunFolder, SandboxError> {
         let dir = tempfile::Builder::new().prefix("run-").tempdir_in(root).map_err(scratch_err(root))?;
-        let (home, inputs) = (dir.path().join("home"), dir.path().join("inputs"));
-        for sub in [&home, &inputs] {
+        let (home, inputs, root) = (dir.path().join("home"), dir.path().join("inputs"), dir.path().join("root"));
+        for sub in [&home, &inputs, &root] {
             fs::create_dir(sub).map_err(scratch_err(sub))?;
         }
         if let Some(ids) = run_as {
@@ -54,7 +56,7 @@ impl RunFolder {
             std::os::unix::fs::chown(&home, Some(ids.uid), Some(ids.gid)).map_err(scratch_err(&home))?;
             fs::set_permissions(&inputs, fs::Permissions::from_mode(0o755)).map_err(scratch_err(&inputs))?;
         }
-        Ok(RunFolder { dir: Some(dir), home, inputs })
+        Ok(RunFolder { dir: Some(dir), home, inputs, root })
     }
 
     /// The arguments to exec, and the input files read in place (to grant under Landlock).
@@ -184,7 +186,7 @@ impl WorkingFolder {
     }
 }
 
-/// What a run may touch under Landlock: read the system folders, the program's own installation
+/// What a run may touch (under Landlock, and in its root): read the system folders, the JDKs
 /// and the folders every run may read (`shared`), read the inputs, and write only its scratch
 /// copy and its folder.
 pub(crate) fn access(
@@ -198,9 +200,9 @@ pub(crate) fn access(
     let mut read_dirs: Vec<PathBuf> = policy.readable.clone();
     read_dirs.push(folder.inputs.clone());
     read_dirs.extend(shared);
-    if let Some(prefix) = installation(&cmd.program, &policy.path) {
-        if !read_dirs.iter().any(|d| prefix.starts_with(d)) {
-            read_dirs.push(prefix);
+    for home in java_homes(&cmd.program, &policy.path) {
+        if !read_dirs.iter().any(|d| home.starts_with(d)) {
+            read_dirs.push(home);
         }
     }
     let mut write_dirs = vec![folder.home.clone()];
@@ -213,17 +215,24 @@ pub(crate) fn access(
     Access { read_dirs, read_files: inputs, write_dirs, devices: super::DEVICES.iter().map(PathBuf::from).collect() }
 }
 
-/// The folder a program is installed in: two levels above its resolved binary
-/// (`/opt/jdk-17/bin/java` → `/opt/jdk-17`), so a JDK outside the system folders still starts.
-fn installation(program: &std::ffi::OsStr, path: &std::ffi::OsStr) -> Option<PathBuf> {
+/// The JDKs a run may read: that of the program, when it is a JDK's launcher, and those of `java`
+/// and `javac` on the programs' `PATH` (a build script calls them by name), each found as a JDK is
+/// laid out (its `java.home`: `bin/`, a `release` file and `lib/modules`), so that a `PATH` that
+/// names a folder of the marker's never grants that folder's parent.
+fn java_homes(program: &std::ffi::OsStr, path: &std::ffi::OsStr) -> Vec<PathBuf> {
+    let on_path = |name: &std::ffi::OsStr| std::env::split_paths(path).map(|dir| dir.join(name)).find(|p| p.is_file());
     let program = Path::new(program);
-    let found = if program.components().count() > 1 {
-        Some(program.to_path_buf())
-    } else {
-        std::env::split_paths(path).map(|dir| dir.join(program)).find(|p| p.is_file())
-    }?;
-    let real = found.canonicalize().ok()?;
-    real.parent()?.parent().map(Path::to_path_buf).filter(|p| p.parent().is_some())
+    let own = if program.components().count() > 1 { Some(program.to_path_buf()) } else { on_path(program.as_os_str()) };
+    let mut homes: Vec<PathBuf> = Vec::new();
+    for launcher in [own, on_path("java".as_ref()), on_path("javac".as_ref())].into_iter().flatten() {
+        let Ok(real) = launcher.canonicalize() else { continue };
+        let Some(home) = real.parent().filter(|bin| bin.ends_with("bin")).and_then(Path::parent) else { continue };
+        let is_jdk = home.join("release").is_file() && home.join("lib/modules").is_file();
+        if is_jdk && !homes.iter().any(|h| h == home) {
+            homes.push(home.to_path_buf());
+        }
+    }
+    homes
 }
 
 /// The prefix of every scratch root's name.
@@ -348,6 +357,30 @@ fn remove_forcibly(path: &Path) -> io::Result<()> {
             crate::fsutil::make_writable(path);
             fs::remove_dir_all(path)
         }
+    }
+}
+
+#[cfg(test)]
+mod java_home_tests {
+    use super::*;
+
+    #[test]
+    fn only_a_folder_laid_out_as_a_jdk_is_granted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let jdk = tmp.path().join("jdk-21");
+        fs::create_dir_all(jdk.join("bin")).unwrap();
+        fs::create_dir_all(jdk.join("lib")).unwrap();
+        for file in ["bin/java", "bin/javac", "release", "lib/modules"] {
+            fs::write(jdk.join(file), "").unwrap();
+        }
+        // A launcher in the marker's own folder: its parent is no JDK, and must not be granted.
+        let own_bin = tmp.path().join("home/bin");
+        fs::create_dir_all(&own_bin).unwrap();
+        fs::write(own_bin.join("java"), "").unwrap();
+        let path = std::env::join_paths([own_bin.clone(), jdk.join("bin")]).unwrap();
+        // `java` is the marker's wrapper, `javac` the JDK's: only the JDK is granted.
+        assert_eq!(java_homes("sh".as_ref(), &path), [jdk.canonicalize().unwrap()]);
+        assert_eq!(java_homes(own_bin.join("java").as_os_str(), "/nowhere".as_ref()), Vec::<PathBuf>::new());
     }
 }
 

@@ -14,7 +14,8 @@
 //! `kexec_*`, modules, `open_by_handle_at`, `iopl`/`ioperm`, `syslog`, `acct`, `quotactl`,
 //! swap and `reboot`); and every way to change the mount table or join or make namespaces
 //! (`mount` and the new mount API, `umount2`, `pivot_root`, `chroot`, `setns`, `unshare`, and
-//! `clone` with a namespace flag). `clone3`, whose flags live in memory a filter cannot read,
+//! `clone` with a namespace flag); and making a unix-domain socket (`socket(AF_UNIX, ...)`; a
+//! connected pair from `socketpair` is still allowed). `clone3`, whose flags live in memory a filter cannot read,
 //! fails with `ENOSYS`, so the C library falls back to `clone` (as Docker's default profile does).
 //! On x86_64 every x32 system call fails with `EPERM` too (their numbers would slip past the
 //! list), and a call of another architecture kills the process.
@@ -137,6 +138,10 @@ fn build() -> Result<Filter, String> {
         .map(|&flag| condition(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag))
         .collect::<Result<Vec<_>, String>>()?;
     rules.insert(libc::SYS_clone, clones);
+    // A unix-domain socket reaches a daemon by its path (or by an abstract name): a run makes
+    // none, but may still make a connected pair of its own (`socketpair`, another call).
+    let unix = condition(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::AF_UNIX as u64)?;
+    rules.insert(libc::SYS_socket, vec![unix]);
     let denied = compile(rules, libc::EPERM, arch)?;
     let no_clone3 = compile([(libc::SYS_clone3, Vec::new())].into_iter().collect(), libc::ENOSYS, arch)?;
     Ok(Filter { denied, no_clone3, no_x32: no_x32() })

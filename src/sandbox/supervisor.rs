@@ -55,9 +55,9 @@ pub(crate) struct SplitSpec {
     pub harness: i32,
     /// The seccomp filter the program gets just before exec (compiled before any fork).
     pub seccomp: Option<&'static super::seccomp::Filter>,
-    /// Its init mounts a `/proc` of its own before it starts the program (set only with
-    /// `CLONE_NEWPID`).
-    pub own_proc: bool,
+    /// Its init builds the run's root (`root_inside.rs`) before it starts the program (set only
+    /// with `CLONE_NEWPID`).
+    pub own_root: bool,
 }
 
 impl SplitSpec {
@@ -211,12 +211,20 @@ pub(crate) unsafe fn prepare(plan: &SplitSpec) -> io::Result<libc::sigset_t> {
     Ok(before)
 }
 
+/// The run's root, for its init to build: the folder it is built in, its steps (`root.rs`), and
+/// where to report a step that failed (the exec-error pipe: the run then fails to start).
+pub(crate) struct RootRecipe<'a> {
+    pub folder: &'a CStr,
+    pub steps: &'a [*const libc::c_char],
+    pub error_fd: RawFd,
+}
+
 /// Split the prepared child: returns `Ok` only in the process that must exec the program
 /// (with the signal mask `before` back); the supervisor (and the init) never return.
 ///
 /// # Safety
 /// Only in a child after [`prepare`], with `plan.report_fd` open.
-pub(crate) unsafe fn split(plan: &SplitSpec, before: &libc::sigset_t) -> io::Result<()> {
+pub(crate) unsafe fn split(plan: &SplitSpec, before: &libc::sigset_t, root: Option<&RootRecipe>) -> io::Result<()> {
     let mut status_pipe = [0 as RawFd; 2];
     if libc::pipe2(status_pipe.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
         return Err(io::Error::last_os_error());
@@ -224,10 +232,13 @@ pub(crate) unsafe fn split(plan: &SplitSpec, before: &libc::sigset_t) -> io::Res
     let child = super::procs::clone_process()?;
     if child == 0 {
         if plan.pid_namespace() {
-            // No way to report but to end: the run then has no status, a harness failure (the
-            // probe showed it works here).
-            if plan.own_proc && super::own_proc::mount_own_proc().is_err() {
-                libc::_exit(2);
+            if let (true, Some(root)) = (plan.own_root, root) {
+                super::root_inside::forget_command_line();
+                if let Err(failed) = super::root_inside::build(root.folder, root.steps) {
+                    // The run fails to start (a harness failure: the probe built a root here).
+                    libc::write(root.error_fd, (&failed.errno as *const i32).cast(), 4);
+                    libc::_exit(2);
+                }
             }
             let program = super::procs::clone_process()?;
             if program != 0 {

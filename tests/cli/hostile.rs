@@ -65,6 +65,11 @@ const CORPUS: &[Case] = &[
     // Without seccomp, a key a build adds to the run user's own keyring is seen by its run.
     Case { needs: &[LayerName::Keyring, LayerName::Seccomp], ..case("keyring-read", &[Verdict::Accepted]) },
     Case { needs: &[LayerName::IpcNamespace], ..case("ipc-exchange", &[Verdict::Accepted]) },
+    // Reached by path, where no namespace and (before Landlock ABI 9) no Landlock right looks:
+    // only a root of the run's own, which holds none of them, keeps these out.
+    Case { needs: &[LayerName::OwnRoot], ..case("unix-socket", &[Verdict::Accepted]) },
+    Case { needs: &[LayerName::OwnRoot], ..case("host-metadata", &[Verdict::Accepted]) },
+    Case { needs: &[LayerName::OwnRoot], ..case("host-view", &[Verdict::Accepted]) },
     // Both attack a stacscheck tree (tests/cli/stacscheck.rs); with a suite, tree-swap has no
     // tree to forge, and src-link's build is the student's failure.
     case("tree-swap", &[Verdict::Accepted]),
@@ -200,9 +205,20 @@ fn the_hostile_corpus_is_contained() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen on loopback");
     listener.set_nonblocking(true).expect("non-blocking");
     let port = listener.local_addr().expect("address").port();
+    // A daemon of the marker's, listening on a unix socket anyone may connect to (as D-Bus's is).
+    let socket_path = home.join("marker.sock");
+    let socket = std::os::unix::net::UnixListener::bind(&socket_path).expect("listen on a unix socket");
+    socket.set_nonblocking(true).expect("non-blocking");
+    fs::set_permissions(&socket_path, fs::Permissions::from_mode(0o777)).expect("chmod the socket");
     let victim_file = subs.join(VICTIM).join("src/BHMain.java");
-    let hints = format!("home={}\nvictim={}\nport={port}\n", home.display(), victim_file.display());
-    for name in ["write-outside", "read-other-student", "connect-loopback"] {
+    let hints = format!(
+        "home={}\nvictim={}\nport={port}\nsocket={}\n",
+        home.display(),
+        victim_file.display(),
+        socket_path.display()
+    );
+    let hinted = ["write-outside", "read-other-student", "connect-loopback", "unix-socket", "host-metadata"];
+    for name in hinted {
         if subs.join(name).exists() {
             fs::write(subs.join(name).join("src/hints.txt"), &hints).expect("hints");
         }
@@ -287,6 +303,11 @@ fn the_hostile_corpus_is_contained() {
     if listener.accept().is_ok() {
         problems.push("a program connected to the loopback listener".into());
     }
+    if socket.accept().is_ok() {
+        problems.push("a program connected to the marker's unix socket".into());
+    }
+    drop(socket);
+    let _ = fs::remove_file(&socket_path);
     let after: Vec<_> = [&suite, &subs, &home].iter().map(|d| snapshot(d)).collect();
     for (b, a) in before.iter().zip(&after) {
         let changed: Vec<&PathBuf> = a.keys().chain(b.keys()).filter(|p| a.get(*p) != b.get(*p)).collect();

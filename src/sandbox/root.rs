@@ -1,0 +1,183 @@
+//! A run's root, planned: the run's [`Access`] list (what it may read and write) and the files
+//! the box shows in place of the machine's → the steps its init follows (`root_inside.rs`) to
+//! build a root that holds those and nothing else.
+//!
+//! The same list gives the Landlock ruleset (`landlock.rs`), so the two layers never disagree:
+//! what the box does not hold, no rule grants, and the other way round. Every path stays where
+//! it is on the machine (a copy, the JDK, a puzzle), so commands, reports and the programs'
+//! own paths read the same inside the box and out.
+
+use std::ffi::CString;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::landlock::Access;
+use super::root_inside::{DEVICE, LINK, PROC, READ_DIR, READ_FILE, WRITE_DIR};
+
+/// Links every box has in `/dev`, as a system's `/dev` has them (`bash`'s `<(...)` uses `/dev/fd`).
+const DEV_LINKS: &[(&str, &str)] = &[
+    ("/dev/fd", "/proc/self/fd"),
+    ("/dev/stdin", "/proc/self/fd/0"),
+    ("/dev/stdout", "/proc/self/fd/1"),
+    ("/dev/stderr", "/proc/self/fd/2"),
+];
+
+/// One step of the plan: what to put at `target` inside the root, from `source`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Step {
+    kind: u8,
+    target: PathBuf,
+    /// The machine's path to bind, or a link's text.
+    source: PathBuf,
+}
+
+/// The root's steps for `access` (see the module documentation), with `shown_as`: files of
+/// the harness's shown at another path in the box (its own `/etc/passwd`). `/sys` is never
+/// shown; `/proc` is the run's own.
+pub(crate) fn plan(access: &Access, shown_as: &[(PathBuf, PathBuf)]) -> Vec<(u8, PathBuf, PathBuf)> {
+    let mut steps = Vec::new();
+    for dir in &access.read_dirs {
+        if dir == Path::new("/sys") {
+            continue;
+        }
+        if dir == Path::new("/proc") {
+            steps.push(Step { kind: PROC, target: dir.clone(), source: PathBuf::new() });
+            continue;
+        }
+        steps.extend(shown(dir, READ_DIR));
+    }
+    for file in access.read_files.iter().filter(|f| !f.starts_with("/sys")) {
+        steps.extend(shown(file, READ_FILE));
+    }
+    for (source, target) in shown_as {
+        steps.push(Step { kind: READ_FILE, target: target.clone(), source: source.clone() });
+    }
+    for dir in &access.write_dirs {
+        steps.extend(shown(dir, WRITE_DIR));
+    }
+    for device in &access.devices {
+        steps.extend(shown(device, DEVICE));
+    }
+    for (link, text) in DEV_LINKS {
+        steps.push(Step { kind: LINK, target: PathBuf::from(link), source: PathBuf::from(text) });
+    }
+    ordered(steps).into_iter().map(|s| (s.kind, s.target, s.source)).collect()
+}
+
+/// The step that shows the machine's `path` as `kind`: a link as the same link, a folder or a
+/// file as a bind of itself; nothing for a path that does not exist.
+fn shown(path: &Path, kind: u8) -> Option<Step> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if meta.file_type().is_symlink() {
+        let text = fs::read_link(path).ok()?;
+        return Some(Step { kind: LINK, target: path.to_path_buf(), source: text });
+    }
+    let kind = match kind {
+        READ_DIR | READ_FILE if meta.is_dir() => READ_DIR,
+        READ_DIR | READ_FILE => READ_FILE,
+        other => other,
+    };
+    Some(Step { kind, target: path.to_path_buf(), source: path.to_path_buf() })
+}
+
+/// Parents before what lies beneath them; and nothing beneath a link (the init would make its
+/// folders through the link, on the machine) or read-only beneath a folder already shown, or
+/// `/proc` (it shows there already, and its folders cannot be made in a read-only mount).
+fn ordered(mut steps: Vec<Step>) -> Vec<Step> {
+    steps.sort_by(|a, b| a.target.cmp(&b.target));
+    let mut kept: Vec<Step> = Vec::with_capacity(steps.len());
+    for step in steps {
+        let beneath = |kinds: &[u8]| {
+            kept.iter()
+                .any(|k| kinds.contains(&k.kind) && step.target.starts_with(&k.target) && step.target != k.target)
+        };
+        let read_only = matches!(step.kind, READ_DIR | READ_FILE | LINK);
+        if beneath(&[LINK]) || (read_only && beneath(&[READ_DIR, WRITE_DIR, PROC])) {
+            continue;
+        }
+        if kept.iter().any(|k| k.target == step.target) {
+            // The later of two for one path is the one asked for in its place (a file shown
+            // as another): it replaces the first.
+            kept.retain(|k| k.target != step.target);
+        }
+        kept.push(step);
+    }
+    kept
+}
+
+/// The steps as the init reads them: target (its kind first) and source, for each.
+pub(crate) fn encode(steps: &[(u8, PathBuf, PathBuf)]) -> io::Result<Vec<CString>> {
+    let c = |bytes: Vec<u8>| CString::new(bytes).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput));
+    let mut out = Vec::with_capacity(steps.len() * 2);
+    for (kind, target, source) in steps {
+        out.push(c([&[*kind][..], target.as_os_str().as_bytes()].concat())?);
+        out.push(c(source.as_os_str().as_bytes().to_vec())?);
+    }
+    Ok(out)
+}
+
+/// The harness's own `/etc/passwd` and `/etc/group` for the box, written once into `dir`:
+/// root, `nobody` and the user programs run as, none of the machine's other accounts.
+pub(crate) fn write_accounts(dir: &Path, uid: u32, gid: u32) -> io::Result<Vec<(PathBuf, PathBuf)>> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(dir)?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
+    let nobody = "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+    let mut passwd = format!("root:x:0:0:root:/root:/bin/sh\n{nobody}");
+    let mut group = String::from("root:x:0:\nnogroup:x:65534:\n");
+    if uid != 0 && uid != 65534 {
+        passwd.push_str(&format!("student:x:{uid}:{gid}:student:/nonexistent:/bin/sh\n"));
+    }
+    if gid != 0 && gid != 65534 {
+        group.push_str(&format!("student:x:{gid}:\n"));
+    }
+    let mut shown = Vec::new();
+    for (name, text) in [("passwd", passwd), ("group", group)] {
+        let path = dir.join(name);
+        fs::write(&path, text)?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644))?;
+        shown.push((path, Path::new("/etc").join(name)));
+    }
+    Ok(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(kind: u8, target: &str) -> Step {
+        Step { kind, target: PathBuf::from(target), source: PathBuf::from(target) }
+    }
+
+    #[test]
+    fn parents_come_first_and_nothing_read_only_lands_in_a_shown_folder() {
+        let steps = vec![
+            step(WRITE_DIR, "/tmp/b/run/home"),
+            step(READ_FILE, "/usr/share/a.txt"),
+            step(READ_DIR, "/usr"),
+            step(LINK, "/lib"),
+            step(READ_DIR, "/lib/x"),
+            step(WRITE_DIR, "/srv/tree/copy"),
+            step(READ_DIR, "/srv/tree"),
+        ];
+        let targets: Vec<_> = ordered(steps).into_iter().map(|s| (s.kind, s.target)).collect();
+        let want = [
+            (LINK, "/lib"),
+            (READ_DIR, "/srv/tree"),
+            (WRITE_DIR, "/srv/tree/copy"),
+            (WRITE_DIR, "/tmp/b/run/home"),
+            (READ_DIR, "/usr"),
+        ];
+        let want: Vec<_> = want.iter().map(|(k, t)| (*k, PathBuf::from(t))).collect();
+        assert_eq!(targets, want);
+    }
+
+    #[test]
+    fn a_file_shown_as_another_replaces_it() {
+        let passwd = Step { kind: READ_FILE, target: "/etc/passwd".into(), source: "/tmp/x/passwd".into() };
+        let kept = ordered(vec![step(READ_FILE, "/etc/passwd"), passwd.clone()]);
+        assert_eq!(kept, [passwd]);
+    }
+}
