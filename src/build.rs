@@ -171,6 +171,17 @@ pub struct BuiltSubmission {
     pub build: BuildReport,
     /// SHA-256 (hex) over the copy's file paths and contents before building.
     pub content_hash: String,
+    /// The submission's own identity, which its build and runs run as and its copy belongs to
+    /// (root only; see [`Sandbox::identity`]). Last, so it goes back only once the copy is gone.
+    pub identity: Option<crate::sandbox::Identity>,
+}
+
+impl BuiltSubmission {
+    /// The user its build and runs run as: its own identity, or `None` for the sandbox's shared
+    /// user (or the marker's own, without root).
+    pub fn run_as(&self) -> Option<crate::sandbox::RunAs> {
+        self.identity.as_ref().map(crate::sandbox::Identity::ids)
+    }
 }
 
 /// A failure of the harness, never the student's.
@@ -223,6 +234,7 @@ pub fn prepare(
             detail: String::new(),
         },
         content_hash: String::new(),
+        identity: sandbox.identity(),
     };
     if let Err((verdict, problem)) = copy_and_locate(sub, cfg, sandbox, &mut built, &mut notes)? {
         return Ok(finish(built, verdict, problem, notes));
@@ -231,7 +243,7 @@ pub fn prepare(
         let detail = format!("{} is missing from {}", cfg.script, rel(&built.root, &built.srcdir));
         return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
     }
-    if let Some(ids) = sandbox.run_as() {
+    if let Some(ids) = built.run_as().or(sandbox.run_as()) {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(scratch_root, fs::Permissions::from_mode(0o711)).map_err(io_err(scratch_root))?;
         tree::chown_tree(built.scratch.path(), ids.uid, ids.gid)
@@ -245,7 +257,7 @@ pub fn prepare(
         return Ok(finish(built, BuildVerdict::Ok, "copied; no build command".into(), notes));
     };
     let crlf = tree::has_crlf(&built.srcdir.join(&cfg.script));
-    let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied());
+    let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied()).run_as(built.run_as());
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
     let (mut verdict, mut detail) = judge_build(&outcome, cfg);
     if verdict != BuildVerdict::Ok && crate::sandbox::scratch_full(scratch_root) {

@@ -265,11 +265,11 @@ fn java_builds_and_runs_under_the_sandbox() {
     assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
     let mut limits = cfg.limits;
     limits.memory_bytes = 256 << 20;
-    let echo = Command::new("java", &built.srcdir).arg("Hog").stdin("hi\n");
+    let echo = Command::new("java", &built.srcdir).arg("Hog").stdin("hi\n").run_as(built.run_as());
     let out = sb.run(&echo, &limits).unwrap();
     assert_eq!(out.stdout, b"hi!", "{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.exit.success() && !out.memory_limit_hit);
-    let hog = Command::new("java", &built.srcdir).args(["Hog", "hog"]);
+    let hog = Command::new("java", &built.srcdir).args(["Hog", "hog"]).run_as(built.run_as());
     let out = sb.run(&hog, &limits).unwrap();
     assert!(out.memory_limit_hit, "{out:?}");
 }
@@ -288,6 +288,14 @@ fn build_as_another_user_can_write_its_copy() {
     let sb = Sandbox::probe_with(&tmp.path().join("sandbox"), policy).unwrap();
     let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch"), &sb).unwrap();
     assert_eq!(built.build.verdict, BuildVerdict::Ok, "{:?}", built.build);
+    // The submission's own identity, lent for as long as it is marked; without one, the shared
+    // user.
+    let own = built.run_as().expect("an identity of its own as root");
+    assert_eq!(fs::read_to_string(built.srcdir.join("who.txt")).unwrap(), format!("{}\n", own.uid));
+    let shared = Policy { run_as: Some(RunAs { uid: 65534, gid: 65534 }), identities: None, ..Policy::default() };
+    let sb = Sandbox::probe_with(&tmp.path().join("shared"), shared).unwrap();
+    let built = prepare(&sub(&student), &config(), &tmp.path().join("scratch2"), &sb).unwrap();
+    assert_eq!(built.run_as(), None);
     assert_eq!(fs::read_to_string(built.srcdir.join("who.txt")).unwrap(), "65534\n");
 }
 

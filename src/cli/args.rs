@@ -150,6 +150,21 @@ pub struct Containment {
     /// so that one student filling it fails alone.
     #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
     pub disk_mb: u64,
+    /// As root, the uids lent one to each submission marked at once (each with the gid of the
+    /// same number), as `FIRST-LAST`: none may be an account, a group or a running process's.
+    #[arg(long, value_name = "FIRST-LAST", default_value = "60000-60999", value_parser = parse_uid_range)]
+    pub box_uids: (u32, u32),
+}
+
+/// `FIRST-LAST` → (first, count), with 0 < FIRST <= LAST.
+fn parse_uid_range(text: &str) -> Result<(u32, u32), String> {
+    let (first, last) = text.split_once('-').ok_or("expected FIRST-LAST, such as 60000-60999")?;
+    let parse = |n: &str| n.trim().parse::<u32>().map_err(|e| format!("`{n}`: {e}"));
+    let (first, last) = (parse(first)?, parse(last)?);
+    if first == 0 || last < first {
+        return Err(format!("{text}: expected 0 < FIRST <= LAST (uid 0 is root)"));
+    }
+    Ok((first, last - first + 1))
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,5 @@
 //! Cgroups from the command line's side: starting bhgrade again in a systemd scope of its own
-//! (cgroup v2 under systemd, see `sandbox/own_scope.rs`), and the advice `bhgrade doctor`
+//! (cgroup v2 under systemd, see `sandbox/cgroup/scope.rs`), and the advice `bhgrade doctor`
 //! gives when the cgroup layers are missing, per kind of machine and marker.
 
 use std::os::unix::process::CommandExt;
@@ -78,9 +78,12 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
     let user = bhgrade::sandbox::user_name(uid).unwrap_or_else(|| uid.to_string());
     Some(format!(
         "Cgroups: as an ordinary user, bhgrade starts itself in a scope your systemd user manager delegates to \
-         you. Without a user manager (no systemd login session: `sudo -u`, `su` without `-l`, cron, a \
-         service), have root start one that outlives logins, then run bhgrade as before (it finds the manager \
-         itself, with or without XDG_RUNTIME_DIR):\n\n\
+         you, but only a manager that outlives your logins: without linger, systemd stops the manager when \
+         your last login ends, and a marking moved into it (one left running with nohup or in tmux) would be \
+         stopped with it, so bhgrade marks where it was started. Without a user manager (no systemd login \
+         session: `sudo -u`, `su` without `-l`, cron, a service), or without linger, have root make yours \
+         outlive logins, then run bhgrade as before (it finds the manager itself, with or without \
+         XDG_RUNTIME_DIR):\n\n\
          \x20   sudo loginctl enable-linger {user}\n\n\
          Or run bhgrade as root (`sudo bhgrade mark ...`; programs then run as `nobody`), or mark as it is: \
          {fallback}."

@@ -88,7 +88,9 @@ fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbo
     }
     let scratch = ScratchRoot::create_in(&parent)
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder in {}: {e}", parent.display())))?;
-    let policy = Policy { disk_bytes: containment.disk_mb << 20, ..Policy::for_isolation(isolation) };
+    let defaults = Policy::for_isolation(isolation);
+    let identities = defaults.identities.map(|_| containment.box_uids);
+    let policy = Policy { disk_bytes: containment.disk_mb << 20, identities, ..defaults };
     let sandbox = Sandbox::probe_with(scratch.path(), policy)
         .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
     let missing = sandbox.missing_layers();

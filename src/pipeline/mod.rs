@@ -128,7 +128,7 @@ impl Context<'_> {
                 let RunJob { student, run, command, limits, scratch } = *job;
                 let pinned = command.clone().cpus(cores.iter().copied());
                 let outcome = match &scratch {
-                    Some(dir) => self.own_folder(dir).and_then(|()| self.sandbox.run(&pinned, &limits)),
+                    Some(dir) => self.own_folder(dir, pinned.run_as).and_then(|()| self.sandbox.run(&pinned, &limits)),
                     None => self.sandbox.run(&pinned, &limits),
                 };
                 if let Some(dir) = &scratch {
@@ -139,8 +139,9 @@ impl Context<'_> {
         }
     }
 
-    /// Makes a run's own folder, writable by the user programs run as.
-    fn own_folder(&self, dir: &Path) -> Result<(), SandboxError> {
+    /// Makes a run's own folder, writable by the user the run runs as (`run_as`: the
+    /// submission's own identity, else the sandbox's shared user).
+    fn own_folder(&self, dir: &Path, run_as: Option<crate::sandbox::RunAs>) -> Result<(), SandboxError> {
         // A confirming run reuses the first run's name: start from nothing whatever was left.
         if dir.exists() {
             let _ = std::fs::remove_dir_all(dir);
@@ -148,7 +149,7 @@ impl Context<'_> {
         // The folder it is made in is the student's: between the mkdir and the chown, a run of
         // theirs could put a link in its place. The chown is on a descriptor opened without
         // following links, so it changes the folder just made or fails.
-        let made = std::fs::create_dir(dir).and_then(|()| match self.sandbox.run_as() {
+        let made = std::fs::create_dir(dir).and_then(|()| match run_as.or(self.sandbox.run_as()) {
             Some(ids) => {
                 use std::os::unix::fs::OpenOptionsExt;
                 let folder = std::fs::OpenOptions::new()
@@ -262,11 +263,12 @@ impl Context<'_> {
         let srcdir = prepared.built.srcdir.clone();
         let workspace = prepared.workspace.clone();
         let scratch_root = prepared.built.scratch.path().to_path_buf();
+        let run_as = prepared.built.run_as();
         let place = Place { srcdir: &srcdir, workspace: &workspace, scratch: None };
         for run in self.settle(entry, &place) {
             let planned = &self.plan.runs[run];
             let scratch = planned.needs_scratch().then(|| scratch_root.join(format!("run-{run}")));
-            let command = planned.command(&Place { scratch: scratch.as_deref(), ..place });
+            let command = planned.command(&Place { scratch: scratch.as_deref(), ..place }).run_as(run_as);
             let limits = planned.run_limits;
             entry.remaining += 1;
             self.queue.push(Job::Run(Box::new(RunJob { student, run, command, limits, scratch })));

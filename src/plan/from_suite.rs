@@ -129,6 +129,7 @@ fn run_of(suite: &Suite, test: &Test) -> Run {
         guarded_by: Vec::new(),
         identity,
         tests: Vec::new(),
+        builds: false,
     }
 }
 

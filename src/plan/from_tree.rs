@@ -108,6 +108,7 @@ fn run_of(tree: &Tree, step: &Step, index: usize, stage: usize, limits: Limits, 
         guarded_by: step.guarded_by.clone(),
         identity,
         tests: vec![index],
+        builds: step.kind == StepKind::Build,
     }
 }
 

@@ -165,6 +165,10 @@ pub struct Run {
     pub identity: Vec<String>,
     /// Indices into [`Plan::tests`].
     pub tests: Vec<usize>,
+    /// A build step (of a stacscheck tree): what it writes in the copy is kept for the steps
+    /// after it, and it reads none of the tree's tests (its script, named on its command line,
+    /// aside). Every other run starts from the copy as built and keeps nothing it writes there.
+    pub builds: bool,
 }
 
 impl Run {
@@ -182,6 +186,9 @@ impl Run {
             stdin: self.stdin.clone(),
             env: self.env.iter().map(|(name, value)| (name.into(), place.resolve(value))).collect(),
             cpus: Vec::new(),
+            pristine: !self.builds,
+            reads_shared: !self.builds,
+            run_as: None,
         }
     }
 

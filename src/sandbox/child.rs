@@ -8,7 +8,7 @@
 //! [`become_program`] runs between fork and exec in a copy of a multi-threaded process, so it
 //! is limited to plain system calls on values prepared before.
 
-use std::ffi::{CString, OsStr, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
@@ -199,7 +199,7 @@ pub(crate) unsafe fn become_program(
     exec: &Raw,
     landlock: Option<RawFd>,
     seccomp: Option<&super::seccomp::Filter>,
-    own_root: bool,
+    root: Option<&super::supervisor::RootRecipe>,
 ) -> i32 {
     for r in exec.rlimits {
         let value = libc::rlimit { rlim_cur: r.soft, rlim_max: r.hard };
@@ -212,9 +212,17 @@ pub(crate) unsafe fn become_program(
         return errno();
     }
     if let Some(fd) = landlock {
-        if own_root {
+        if let Some(root) = root {
+            // Mounted after the ruleset was made: its /proc, and the overlays of pristine runs.
             if let Err(e) = super::landlock::allow_reading(fd, c"/proc") {
                 return e.raw_os_error().unwrap_or(libc::EIO);
+            }
+            for target in root.steps.iter().step_by(2) {
+                if **target as u8 == super::root_inside::OVERLAY {
+                    if let Err(e) = super::landlock::allow_writing(fd, CStr::from_ptr(target.add(1))) {
+                        return e.raw_os_error().unwrap_or(libc::EIO);
+                    }
+                }
             }
         }
         if let Err(e) = super::landlock::restrict_self(fd) {

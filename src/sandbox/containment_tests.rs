@@ -4,6 +4,7 @@
 //! says so ("skipped: ...") and checks nothing it cannot.
 
 use super::*;
+use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
 
 fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
@@ -287,4 +288,63 @@ fn a_run_sees_only_the_root_built_for_it() {
     assert_eq!(std::fs::read_to_string(copy.join("mine.txt")).unwrap(), "written\n");
     assert!(socket.accept().is_err(), "connected to the marker's socket");
     assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o666);
+}
+
+/// A pristine run starts from the copy as it was and leaves nothing in it; a run that keeps its
+/// writes (a build) changes the copy for the runs after it.
+#[test]
+fn a_pristine_run_leaves_nothing_for_the_next() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(&sb.pristine, "pristine runs", "a_pristine_run_leaves_nothing_for_the_next") {
+        return;
+    }
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::write(copy.join("built.txt"), "built\n").unwrap();
+    let open = std::fs::Permissions::from_mode(0o777);
+    std::fs::set_permissions(&copy, open.clone()).unwrap();
+    std::fs::set_permissions(copy.join("built.txt"), open).unwrap();
+    sb.add_copy(&copy);
+    let script = "cat built.txt; ls; echo run >> built.txt; echo saved > progress.txt; mkdir -p work";
+    let run = |pristine: bool| {
+        let cmd = Command::new("/bin/sh", &copy).arg("-c").arg(script).pristine(pristine);
+        let out = sb.run(&cmd, &limits()).unwrap();
+        assert_eq!(out.exit, Exit::Code(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(run(true), "built\nbuilt.txt\n");
+    assert_eq!(run(true), "built\nbuilt.txt\n", "a pristine run saw what the one before it wrote");
+    assert_eq!(std::fs::read_to_string(copy.join("built.txt")).unwrap(), "built\n");
+    assert!(!copy.join("progress.txt").exists() && !copy.join("work").exists());
+    assert_eq!(run(false), "built\nbuilt.txt\n");
+    assert_eq!(run(true), "built\nrun\nbuilt.txt\nprogress.txt\nwork\n", "a build's writes are kept");
+}
+
+/// As root, each submission's runs run as an identity of its own, lent while it is held: two
+/// submissions marked at once never share a uid, and neither is the shared `nobody`.
+#[test]
+fn each_submission_runs_as_an_identity_of_its_own() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    if skip_without(
+        &sb.identities.as_ref().map(|_| ()).map_err(Clone::clone),
+        "own identity",
+        "each_submission_runs_as_an_identity_of_its_own",
+    ) {
+        return;
+    }
+    let (first, second) = (sb.identity().unwrap(), sb.identity().unwrap());
+    let ids_of = |identity: &Identity| {
+        let cmd = Command::new("/bin/sh", tmp.path()).arg("-c").arg("id -u; id -g").run_as(Some(identity.ids()));
+        let out = sb.run(&cmd, &limits()).unwrap();
+        assert_eq!(out.exit, Exit::Code(0), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).split_whitespace().map(|n| n.parse::<u32>().unwrap()).collect::<Vec<_>>()
+    };
+    let (a, b) = (ids_of(&first), ids_of(&second));
+    assert_eq!(a, [first.ids().uid, first.ids().gid]);
+    assert_eq!(b, [second.ids().uid, second.ids().gid]);
+    assert_ne!(a[0], b[0]);
+    assert!(![a[0], b[0]].contains(&RunAs::nobody().uid));
+    let uid = first.ids().uid;
+    drop(first);
+    assert_eq!(sb.identity().unwrap().ids().uid, uid, "an identity given back is lent again");
 }

@@ -3,6 +3,7 @@
 //! ("skipped: ...") and checks nothing it cannot.
 
 use super::*;
+use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
 
 fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {

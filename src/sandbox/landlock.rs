@@ -75,10 +75,28 @@ pub(crate) struct Access {
     pub read_dirs: Vec<PathBuf>,
     /// Single files to read (a puzzle named on the command line), nothing else beside them.
     pub read_files: Vec<PathBuf>,
+    /// Single programs to read and run: the one a command names, where no folder above grants it
+    /// (a suite that launches a tool of the marker's by its path).
+    pub programs: Vec<PathBuf>,
     /// Folders to read, write, create and delete in (the scratch copy, the run's home).
     pub write_dirs: Vec<PathBuf>,
     /// Device files to read and write (`/dev/null`...), never to drive with ioctls.
     pub devices: Vec<PathBuf>,
+}
+
+/// The file-system rights a ruleset of `abi` handles (so denies unless a rule grants them).
+fn handled_fs(abi: u32) -> u64 {
+    let mut fs_rights = ABI1_ALL;
+    if abi >= 2 {
+        fs_rights |= REFER;
+    }
+    if abi >= 3 {
+        fs_rights |= TRUNCATE;
+    }
+    if abi >= 5 {
+        fs_rights |= IOCTL_DEV;
+    }
+    fs_rights
 }
 
 /// A ruleset ready to be applied in a child.
@@ -90,16 +108,7 @@ pub(crate) struct Ruleset {
 impl Ruleset {
     /// Build the ruleset for `abi` (from [`probe`]).
     pub(crate) fn new(abi: u32, access: &Access) -> io::Result<Ruleset> {
-        let mut fs_rights = ABI1_ALL;
-        if abi >= 2 {
-            fs_rights |= REFER;
-        }
-        if abi >= 3 {
-            fs_rights |= TRUNCATE;
-        }
-        if abi >= 5 {
-            fs_rights |= IOCTL_DEV;
-        }
+        let fs_rights = handled_fs(abi);
         let attr = RulesetAttr {
             handled_access_fs: fs_rights,
             handled_access_net: if abi >= 4 { NET_BIND_TCP | NET_CONNECT_TCP } else { 0 },
@@ -125,6 +134,9 @@ impl Ruleset {
         }
         for file in &access.read_files {
             ruleset.allow(file, READ_FILE)?;
+        }
+        for program in &access.programs {
+            ruleset.allow(program, READ_FILE | EXECUTE)?;
         }
         for dir in &access.write_dirs {
             ruleset.allow(dir, fs_rights & !IOCTL_DEV)?;
@@ -182,11 +194,29 @@ impl Ruleset {
 /// # Safety
 /// `fd` must be a Landlock ruleset fd.
 pub(crate) unsafe fn allow_reading(fd: RawFd, path: &std::ffi::CStr) -> io::Result<()> {
+    allow_in_child(fd, path, READ_FILE | READ_DIR)
+}
+
+/// Grant everything a writable folder gets beneath `path`, from the child (a pristine run's
+/// overlay, mounted after the ruleset was built, over the folder the ruleset's rule is on).
+/// Async-signal-safe: four system calls.
+///
+/// # Safety
+/// `fd` must be a Landlock ruleset fd.
+pub(crate) unsafe fn allow_writing(fd: RawFd, path: &std::ffi::CStr) -> io::Result<()> {
+    let abi = libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, CREATE_RULESET_VERSION);
+    if abi < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    allow_in_child(fd, path, handled_fs(abi as u32) & !IOCTL_DEV)
+}
+
+unsafe fn allow_in_child(fd: RawFd, path: &std::ffi::CStr, rights: u64) -> io::Result<()> {
     let handle = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
     if handle < 0 {
         return Err(io::Error::last_os_error());
     }
-    let rule = PathBeneathAttr { allowed_access: READ_FILE | READ_DIR, parent_fd: handle };
+    let rule = PathBeneathAttr { allowed_access: rights, parent_fd: handle };
     let r = libc::syscall(libc::SYS_landlock_add_rule, fd, RULE_PATH_BENEATH, &rule as *const PathBeneathAttr, 0u32);
     let err = io::Error::last_os_error();
     libc::close(handle);

@@ -29,6 +29,8 @@ pub enum LayerName {
     IpcNamespace,
     #[serde(rename = "own root")]
     OwnRoot,
+    #[serde(rename = "pristine runs")]
+    PristineRuns,
     #[serde(rename = "terminal")]
     Terminal,
     #[serde(rename = "keyring")]
@@ -41,6 +43,8 @@ pub enum LayerName {
     Landlock,
     #[serde(rename = "unprivileged user")]
     UnprivilegedUser,
+    #[serde(rename = "own identity")]
+    OwnIdentity,
 }
 
 impl LayerName {
@@ -57,11 +61,13 @@ impl LayerName {
             LayerName::NetworkNamespace => "network namespace",
             LayerName::IpcNamespace => "ipc namespace",
             LayerName::OwnRoot => "own root",
+            LayerName::PristineRuns => "pristine runs",
             LayerName::Keyring => "keyring",
             LayerName::Seccomp => "seccomp",
             LayerName::DiskQuota => "disk quota",
             LayerName::Landlock => "filesystem (landlock)",
             LayerName::UnprivilegedUser => "unprivileged user",
+            LayerName::OwnIdentity => "own identity",
             LayerName::Terminal => "terminal",
         }
     }
@@ -237,6 +243,26 @@ impl Sandbox {
                     ),
                 ),
             },
+            match &self.pristine {
+                Ok(()) => layer(
+                    LayerName::PristineRuns,
+                    true,
+                    false,
+                    format!(
+                        "every run of a program starts from its copy as built, proven here: it writes into an \
+                         overlay of its own ({} MiB, {} files), gone with the run, so nothing one run leaves reaches \
+                         the next (a confirmation run included); only a build keeps what it writes",
+                        self.policy.disk_bytes >> 20,
+                        self.policy.disk_files
+                    ),
+                ),
+                Err(why) => layer(
+                    LayerName::PristineRuns,
+                    false,
+                    false,
+                    format!("{why}: the runs of a submission share its copy, and one may leave work for the next"),
+                ),
+            },
             self.terminal_layer(),
             match &self.keyring {
                 Ok(()) => layer(
@@ -323,7 +349,41 @@ impl Sandbox {
                 ),
                 Err(why) => layer(LayerName::UnprivilegedUser, false, true, why.clone()),
             },
+            self.identity_layer(),
         ]
+    }
+
+    /// Whether each submission runs as a user of its own.
+    fn identity_layer(&self) -> Layer {
+        match &self.identities {
+            Ok(pool) => {
+                let (first, last) = pool.range();
+                layer(
+                    LayerName::OwnIdentity,
+                    true,
+                    false,
+                    format!(
+                        "each submission marked at once runs as a uid and gid of its own, lent from {first}-{last} \
+                         (checked unused here: no account, group or process has one) and owns its copy: no run \
+                         can signal, trace or change another submission's processes or files"
+                    ),
+                )
+            }
+            Err(why) if procs::is_root() => layer(
+                LayerName::OwnIdentity,
+                false,
+                false,
+                format!("{why}; every submission runs as the same user, whose files each of them could change"),
+            ),
+            Err(_) => layer(
+                LayerName::OwnIdentity,
+                false,
+                false,
+                "programs run as the marker's own user (only root may switch): each run's root holds nothing of \
+                 the marker's or of another submission's to reach; as root each submission gets a uid of its own"
+                    .into(),
+            ),
+        }
     }
 
     /// No run reaches the marker's terminal: a session of its own, no controlling terminal,
@@ -382,11 +442,13 @@ impl Sandbox {
             | LayerName::NetworkNamespace
             | LayerName::IpcNamespace
             | LayerName::OwnRoot
+            | LayerName::PristineRuns
             | LayerName::Keyring
             | LayerName::Seccomp
             | LayerName::DiskQuota
             | LayerName::Landlock
             | LayerName::UnprivilegedUser
+            | LayerName::OwnIdentity
             | LayerName::Terminal => String::new(),
         };
         // The way to get cgroups is said once: on the memory layer, or on the pids layer alone.

@@ -23,11 +23,22 @@
 //! - once the program has exited, makes sure nothing of it is left: the supervisor's namespace
 //!   or subreaper sweep, then the process group and the cgroup.
 //!
-//! Under Landlock, a program may write only to its run folder and to the declared copy
-//! ([`Sandbox::add_copy`]) its working folder is in, and read only the system folders and the
-//! files named on its command line: a suite's expected answers and other students' work are
-//! out of its reach. As root, programs run as `nobody`, and inputs that user cannot reach are
-//! staged into the run folder.
+//! The run's file system is built up from nothing (`root.rs`, `root_inside.rs`): its init
+//! pivots into a fresh root holding only what the run's allow-list names (the system folders,
+//! the JDKs, a part of `/etc`, its inputs, its copy and folder, five devices, its own `/proc`),
+//! and Landlock grants the same list, so a program may write only to its run folder and to the
+//! declared copy ([`Sandbox::add_copy`]) its working folder is in, and read only the system
+//! folders and the files named on its command line: a suite's expected answers and other
+//! students' work are out of its reach. A program's run writes into an overlay of its copy,
+//! gone with it ([`Command::pristine`]). As root, each submission runs as a uid of its own
+//! (`identity.rs`), else as `nobody`, and inputs that user cannot reach are staged into the run
+//! folder.
+//!
+//! The files of this room, bottom up: `outcome.rs` (the shared words), `policy.rs`, `procs.rs`,
+//! the layers' own files (`cgroup/`, `landlock.rs`, `seccomp.rs`, `quota.rs`, `identity.rs`,
+//! `root_inside.rs` and `root.rs`), the run's machinery (`scratch.rs`, `child.rs`,
+//! `supervisor.rs`, `parked.rs`, `pool.rs`, `io.rs`, `watch.rs`, `run.rs`), and `layers.rs`,
+//! which describes them all.
 //!
 //! Failures of the harness itself are [`SandboxError`]s; everything the program does (crash,
 //! hang, flood, exhaust memory) is described by a successful [`RunOutcome`].
@@ -49,18 +60,16 @@
 //! ```
 
 mod cgroup;
-mod cgroup_delegate;
-mod cgroup_mount;
-mod cgroup_probe;
 mod child;
 #[cfg(test)]
 mod containment_tests;
+mod identity;
 mod io;
 #[cfg(test)]
 mod isolation_tests;
 mod landlock;
 mod layers;
-mod own_scope;
+mod outcome;
 mod parked;
 mod policy;
 mod pool;
@@ -79,17 +88,16 @@ mod watch;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 pub use cgroup::record_scope_failure;
+pub use cgroup::{own_scope, OwnScope, ScopeRequest};
+pub use identity::Identity;
 pub use layers::{Layer, LayerName};
-pub use own_scope::{own_scope, OwnScope, ScopeRequest};
+pub use outcome::{signal_name, CpuSource, Exit, Limits, MemorySource, RunOutcome, SandboxError};
 
 /// Whether this machine mounts the unified cgroup hierarchy (v2) at `/sys/fs/cgroup`.
 pub fn is_cgroup_v2() -> bool {
-    cgroup_mount::is_cgroup_v2()
+    cgroup::is_cgroup_v2()
 }
 
 /// Whether systemd is this machine's init (what gives bhgrade a delegated scope on v2).
@@ -112,27 +120,9 @@ pub fn uid() -> u32 {
 pub fn user_name(uid: u32) -> Option<String> {
     procs::user_name(uid)
 }
-pub use policy::{Isolation, Policy, RunAs, DEFAULT_PATH, DEVICES, SYSTEM_FOLDERS};
+pub use policy::{Isolation, Policy, RunAs, DEFAULT_IDENTITIES, DEFAULT_PATH, DEVICES, SYSTEM_FOLDERS};
 pub use quota::{scratch_full, PrivateFolder};
 pub use scratch::{sweep_stale, ScratchRoot, Swept};
-
-/// Resource limits of one run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Limits {
-    /// Wall-clock time from spawn to exit, a backstop for programs that wait: a run still going
-    /// at it is stopped unless its CPU time is still growing (it is computing, slowly because
-    /// the machine is busy), in which case it goes on, up to four times this.
-    pub wall: Duration,
-    /// CPU time (user + system) of the run's whole process tree: checked every few dozen
-    /// milliseconds (from the run's cgroup, else from /proc), and the tree is killed once past
-    /// it; `RLIMIT_CPU` a little above it is a per-process backstop.
-    pub cpu: Duration,
-    /// Memory of the whole run: the limit of its memory cgroup, or without one, the resident
-    /// memory of all its processes, measured every 25 ms (the run is killed once past it).
-    pub memory_bytes: u64,
-    /// Cap on each of stdout and stderr; going past it ends the run (an output limit).
-    pub output_bytes: usize,
-}
 
 /// One program to run: exec'd directly, never through a shell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +140,17 @@ pub struct Command {
     /// supervisor before it forks anything (which a program could widen with
     /// `sched_setaffinity`). A CPU the harness may not use is a [`SandboxError::Setup`].
     pub cpus: Vec<usize>,
+    /// Start from the working folder's copy as it was before the run, and keep nothing the run
+    /// writes there: an overlay of the copy, gone with the run, so that no run of a submission
+    /// sees what another left (its build's output aside). Needs a root of its own
+    /// ([`LayerName::OwnRoot`]); without one the run writes the copy itself.
+    pub pristine: bool,
+    /// Whether the run may read the folders declared with [`Sandbox::add_readable`] (a
+    /// stacscheck tree's tests): a build step may not.
+    pub reads_shared: bool,
+    /// The identity to run as (root only): the submission's own ([`Sandbox::identity`]);
+    /// `None`, the sandbox's shared user.
+    pub run_as: Option<RunAs>,
 }
 
 impl Command {
@@ -161,7 +162,28 @@ impl Command {
             stdin: Vec::new(),
             env: Vec::new(),
             cpus: Vec::new(),
+            pristine: false,
+            reads_shared: true,
+            run_as: None,
         }
+    }
+
+    /// Run it as this identity (see [`Command::run_as`]).
+    pub fn run_as(mut self, ids: Option<RunAs>) -> Command {
+        self.run_as = ids;
+        self
+    }
+
+    /// Run it on a pristine overlay of its copy (see [`Command::pristine`]).
+    pub fn pristine(mut self, pristine: bool) -> Command {
+        self.pristine = pristine;
+        self
+    }
+
+    /// Keep the declared shared folders out of its reach (see [`Command::reads_shared`]).
+    pub fn without_shared_folders(mut self) -> Command {
+        self.reads_shared = false;
+        self
     }
 
     /// Pin the run's whole process tree to these CPUs (see [`Command::cpus`]).
@@ -191,159 +213,6 @@ impl Command {
     }
 }
 
-/// How the main process ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Exit {
-    Code(i32),
-    Signal(i32),
-}
-
-impl Exit {
-    pub fn success(self) -> bool {
-        self == Exit::Code(0)
-    }
-
-    /// `exit status 3` or `signal 9 (SIGKILL)`, for reports.
-    pub fn describe(self) -> String {
-        match self {
-            Exit::Code(code) => format!("exit status {code}"),
-            Exit::Signal(sig) => match signal_name(sig) {
-                Some(name) => format!("signal {sig} ({name})"),
-                None => format!("signal {sig}"),
-            },
-        }
-    }
-}
-
-/// The conventional name of a signal number, if it is one of the usual ones.
-pub fn signal_name(sig: i32) -> Option<&'static str> {
-    Some(match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGUSR2 => "SIGUSR2",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGSYS => "SIGSYS",
-        _ => return None,
-    })
-}
-
-/// Where [`RunOutcome::cpu`] was measured.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CpuSource {
-    /// The run's cgroup (`cpuacct.usage` in v1, `cpu.stat` `usage_usec` in v2): every process
-    /// of the run, whoever reaped it, to the microsecond.
-    Cgroup,
-    /// The supervisor's rusage: every process of the run, since the supervisor (or its init)
-    /// reaps them all, at the kernel's tick granularity. Results stored before this field
-    /// existed were measured so.
-    #[default]
-    Rusage,
-}
-
-/// What measured the memory of a run (and enforced its limit): [`RunOutcome::memory_source`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemorySource {
-    /// The run's memory cgroup: the kernel kills at the limit (an OOM kill), and its peak is
-    /// the cgroup's (page cache included). Results stored before this field existed were
-    /// limited so, or by `RLIMIT_DATA`.
-    #[default]
-    Cgroup,
-    /// No memory cgroup: the resident memory (anonymous and shared-memory pages, shared pages
-    /// split among the processes sharing them) of every process of the run, summed from /proc
-    /// every 25 ms; the run is killed once the sum is past the limit. Its peak is the largest
-    /// sum seen.
-    Resident,
-}
-
-/// Everything observed about one run. The flags are independent observations; deciding a
-/// verdict from them (in a fixed order) is the caller's job.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunOutcome {
-    pub exit: Exit,
-    /// The run was still going at the wall-clock limit and was killed.
-    pub wall_limit_hit: bool,
-    /// The run's CPU time went past the limit (it was killed then, or ended just past it), or
-    /// the `RLIMIT_CPU` backstop killed a process.
-    pub cpu_limit_hit: bool,
-    /// The run's memory went past the limit: the cgroup's OOM killer fired, or (no memory
-    /// cgroup) its measured resident memory did and the run was killed; or a JVM reported its
-    /// heap full (`java.lang.OutOfMemoryError`, but never `unable to create native thread`,
-    /// which is a failed thread creation, not memory used).
-    pub memory_limit_hit: bool,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    /// More than `output_bytes` was written to stdout: the run was killed, the rest dropped.
-    pub stdout_truncated: bool,
-    pub stderr_truncated: bool,
-    pub wall: Duration,
-    /// User + system time of every process of the run.
-    pub cpu: Duration,
-    /// Where `cpu` was measured.
-    #[serde(default)]
-    pub cpu_source: CpuSource,
-    /// What measured the run's memory and enforced its limit.
-    #[serde(default)]
-    pub memory_source: MemorySource,
-    /// Largest resident set of the process or any child it waited for (`ru_maxrss`).
-    pub peak_rss_kb: u64,
-    /// Peak memory of the run as `memory_source` measured it: the cgroup's (page cache
-    /// included) when the kernel reports it, else the largest resident memory seen.
-    pub memory_peak_bytes: Option<u64>,
-    /// Processes of the run were still alive after the main one exited (and were killed).
-    pub leftovers_killed: bool,
-    /// Bytes of `stdin` the program never read before it exited or closed its input.
-    pub stdin_unwritten: usize,
-}
-
-impl RunOutcome {
-    /// stdout or stderr went past the output cap.
-    pub fn output_limit_hit(&self) -> bool {
-        self.stdout_truncated || self.stderr_truncated
-    }
-}
-
-/// A failure of the harness (never the program's fault): the run could not be carried out or
-/// observed properly, so its outcome must not be scored.
-#[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
-    #[error("scratch folder {path}: {source}")]
-    Scratch { path: PathBuf, source: std::io::Error },
-    #[error("cgroup {path}: {source}")]
-    Cgroup { path: PathBuf, source: std::io::Error },
-    #[error("processes of cgroup {path} survived SIGKILL: {pids:?}")]
-    Unkillable { path: PathBuf, pids: Vec<i32> },
-    #[error("could not start {program}: {source}")]
-    Spawn { program: String, source: std::io::Error },
-    #[error("{what}: {source}")]
-    Os { what: &'static str, source: std::io::Error },
-    #[error("{0}")]
-    Setup(String),
-    /// The run failed while the scratch file system had no room left: perhaps for want of the
-    /// space another submission took, so never the student's result.
-    #[error("the scratch file system holding {path} is full: the run failed for want of space, not by its own doing")]
-    ScratchFull { path: PathBuf },
-    /// The run's supervisor (or its init) was killed from outside before it could report the
-    /// program's status ({exit}): the run is done again, and never counted against the student.
-    #[error("the run's supervisor was killed from outside ({exit}) before it could report")]
-    SupervisorLost { exit: String },
-}
-
 /// The probed machine: which mechanisms each run gets. Cheap to share between threads.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -364,6 +233,9 @@ pub struct Sandbox {
     own_root: Result<(), String>,
     /// The files the box shows in place of the machine's (its `/etc/passwd` and `/etc/group`).
     accounts: Vec<(PathBuf, PathBuf)>,
+    /// Whether a run may start from its copy as built and keep none of its writes (an overlay
+    /// in its root), proven here.
+    pristine: Result<(), String>,
     /// The filter every program gets, proven on this kernel.
     seccomp: Result<&'static seccomp::Filter, String>,
     /// Whether the kernel has keyrings (each run then gets a session keyring of its own).
@@ -373,6 +245,8 @@ pub struct Sandbox {
     /// The kernel's Landlock ABI version.
     landlock: Result<u32, String>,
     run_as: Result<Option<RunAs>, String>,
+    /// The identities lent to submissions (root only), or why there are none.
+    identities: Result<identity::Identities, String>,
     /// Private copies that programs started inside them may write to (see [`Sandbox::add_copy`]).
     copies: Mutex<Vec<PathBuf>>,
     /// Folders every program may read (see [`Sandbox::add_readable`]).
@@ -393,7 +267,7 @@ impl Sandbox {
         let scratch_root = scratch_root.canonicalize().map_err(scratch_err)?;
         tempfile::Builder::new().prefix("probe-").tempdir_in(&scratch_root).map_err(scratch_err)?;
         let (cgroups, cgroup_layers, cpuset) = if policy.use_cgroups {
-            cgroup_probe::probe(policy.cgroup_parent.as_deref())
+            cgroup::probe(policy.cgroup_parent.as_deref())
         } else {
             (None, cgroup::disabled_layers(), Err("cgroups disabled by policy".to_string()))
         };
@@ -426,6 +300,11 @@ impl Sandbox {
             other => other,
         };
         let disabled = || Err("disabled by policy".to_string());
+        let identities = match (&run_as, policy.identities) {
+            (Ok(Some(_)), Some((first, count))) => identity::Identities::probe(first, count),
+            (Ok(Some(_)), None) => Err("not asked for (Policy::identities)".to_string()),
+            (Ok(None) | Err(_), _) => Err("programs run as the harness's own user".to_string()),
+        };
         let (own_root, accounts) = if policy.own_root && policy.pid_namespace {
             let ids = match &run_as {
                 Ok(Some(ids)) => (ids.uid, ids.gid),
@@ -443,6 +322,10 @@ impl Sandbox {
             netns: if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() },
             pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
             ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
+            pristine: match &own_root {
+                Ok(()) => root::probe_pristine(&scratch_root, policy.disk_files),
+                Err(_) => Err("no root of the run's own to lay an overlay in".into()),
+            },
             own_root,
             accounts,
             seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
@@ -456,6 +339,7 @@ impl Sandbox {
             cpuset,
             pool: OnceLock::new(),
             run_as,
+            identities,
             copies: Mutex::new(Vec::new()),
             readable: Mutex::new(Vec::new()),
         })
@@ -506,7 +390,8 @@ impl Sandbox {
     /// A fresh folder for one submission's copy, build and scratch in `parent`: on a tmpfs of
     /// [`Policy::disk_bytes`] of its own where the machine allows (see `sandbox/quota.rs`).
     pub fn private_folder(&self, parent: &Path, prefix: &str) -> std::io::Result<PrivateFolder> {
-        quota::private_folder(parent, prefix, self.quota.is_ok().then_some(self.policy.disk_bytes))
+        let limit = (self.policy.disk_bytes, self.policy.disk_files);
+        quota::private_folder(parent, prefix, self.quota.is_ok().then_some(limit))
     }
 
     /// Declare a folder every program may read but none may write (a stacscheck tree's one
@@ -534,9 +419,20 @@ impl Sandbox {
         &self.scratch_root
     }
 
-    /// The user programs run as, when switching user is active.
+    /// The user programs run as, when switching user is active and a run names no identity.
     pub fn run_as(&self) -> Option<RunAs> {
         self.run_as.clone().ok().flatten()
+    }
+
+    /// An identity of its own for one submission, held until dropped (root only; `None` when
+    /// there are none, or all are lent: the submission then runs as [`Sandbox::run_as`]).
+    pub fn identity(&self) -> Option<Identity> {
+        self.identities.as_ref().ok()?.lend()
+    }
+
+    /// The user a command runs as: its own identity, else the shared one (root only).
+    fn user_of(&self, cmd: &Command) -> Option<RunAs> {
+        self.run_as().map(|shared| cmd.run_as.unwrap_or(shared))
     }
 
     /// Whether each run's memory is bounded by a cgroup (else it is measured: see
@@ -607,6 +503,9 @@ impl Drop for Sandbox {
         // With the filter, no run could add a key; without it, none may outlive the marking.
         if let (Err(_), Some(ids)) = (&self.seccomp, self.run_as()) {
             procs::clear_keyrings_of(ids);
+            for lent in self.identities.as_ref().map(|pool| pool.used()).unwrap_or_default() {
+                procs::clear_keyrings_of(lent);
+            }
         }
     }
 }

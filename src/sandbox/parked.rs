@@ -344,7 +344,7 @@ impl Child<'_> {
             rlimits: &self.rlimits[..],
             run_as,
         };
-        fail(child::become_program(&raw, landlock, self.plan.seccomp, root.is_some()))
+        fail(child::become_program(&raw, landlock, self.plan.seccomp, root.as_ref()))
     }
 
     /// Before the run arrives: only the fds it needs, a session of its own, the run's cgroups

@@ -94,6 +94,9 @@ pub struct Policy {
     /// (root), of `disk_bytes`.
     pub disk_quota: bool,
     pub disk_bytes: u64,
+    /// Files (inodes) on that tmpfs, and on the overlay a pristine run writes in: a run that
+    /// makes millions of empty files fills its own, never the machine's.
+    pub disk_files: u64,
     /// Install the seccomp filter (`sandbox/seccomp.rs`) in every program when the kernel has it.
     pub seccomp: bool,
     /// Folders a program may read and execute from under Landlock (those that exist): the
@@ -103,6 +106,10 @@ pub struct Policy {
     /// write (its scratch copy) is handed over to that user by `build::prepare`, and inputs it
     /// could not reach are staged into its run folder.
     pub run_as: Option<RunAs>,
+    /// As root, the uids (first, count) lent one to each submission being marked, each with the
+    /// gid of the same number (`sandbox/identity.rs`): none may be an account, a group or the
+    /// uid of a running process. `None`: every submission runs as [`Policy::run_as`].
+    pub identities: Option<(u32, u32)>,
     /// Parent cgroup directory to create run cgroups in (cgroup v2: a delegated subtree);
     /// default: the harness's own cgroup.
     pub cgroup_parent: Option<PathBuf>,
@@ -160,6 +167,10 @@ pub fn system_readable() -> Vec<PathBuf> {
 /// The device files a program may open (read and write, no ioctl where Landlock can say so).
 pub const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
+/// The uids lent to submissions by default: 60000-60999, as isolate's boxes use, below the range
+/// systemd gives its dynamic users (61184 on).
+pub const DEFAULT_IDENTITIES: (u32, u32) = (60000, 1000);
+
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
 impl Policy {
@@ -185,8 +196,10 @@ impl Policy {
             seccomp: on,
             disk_quota: on,
             disk_bytes: 1 << 30,
+            disk_files: 1 << 16,
             readable: system_readable(),
             run_as: (on && procs::is_root()).then(RunAs::nobody),
+            identities: (on && procs::is_root()).then_some(DEFAULT_IDENTITIES),
             cgroup_parent: None,
             grace: Duration::from_millis(200),
             drain: Duration::from_millis(200),

@@ -256,6 +256,22 @@ pub(crate) fn user_name(uid: u32) -> Option<String> {
     })
 }
 
+/// Processes whose real or effective uid lies in `uids`: (pid, uid) for each.
+pub(crate) fn processes_of(uids: &std::ops::RangeInclusive<u32>) -> Vec<(i32, u32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+        let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        let Some(line) = status.lines().find(|l| l.starts_with("Uid:")) else { continue };
+        let ids: Vec<u32> = line.split_whitespace().skip(1).take(2).filter_map(|f| f.parse().ok()).collect();
+        if let Some(&uid) = ids.iter().find(|uid| uids.contains(uid)) {
+            found.push((pid, uid));
+        }
+    }
+    found
+}
+
 /// The uid and gid of `name` in the text of a passwd file.
 fn passwd_entry(passwd: &str, name: &str) -> Option<(u32, u32)> {
     passwd.lines().find_map(|line| {

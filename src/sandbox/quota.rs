@@ -53,9 +53,10 @@ fn c_path(path: &Path) -> io::Result<CString> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
 }
 
-fn mount_tmpfs(path: &Path, bytes: u64) -> io::Result<()> {
+fn mount_tmpfs(path: &Path, bytes: u64, files: u64) -> io::Result<()> {
     let target = c_path(path)?;
-    let options = CString::new(format!("size={bytes},mode=0700")).map_err(|_| io::ErrorKind::InvalidInput)?;
+    let options =
+        CString::new(format!("size={bytes},nr_inodes={files},mode=0700")).map_err(|_| io::ErrorKind::InvalidInput)?;
     let flags = libc::MS_NOSUID | libc::MS_NODEV;
     // SAFETY: NUL-terminated strings that outlive the call.
     let r =
@@ -75,13 +76,13 @@ fn unmount(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// A fresh `PREFIX…` folder in `parent`, on a tmpfs of `bytes` when `limit` says the machine
-/// allows one.
-pub(crate) fn private_folder(parent: &Path, prefix: &str, limit: Option<u64>) -> io::Result<PrivateFolder> {
+/// A fresh `PREFIX…` folder in `parent`, on a tmpfs of `(bytes, files)` when `limit` says the
+/// machine allows one.
+pub(crate) fn private_folder(parent: &Path, prefix: &str, limit: Option<(u64, u64)>) -> io::Result<PrivateFolder> {
     let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
     let mounted = match limit {
-        Some(bytes) => {
-            mount_tmpfs(dir.path(), bytes)?;
+        Some((bytes, files)) => {
+            mount_tmpfs(dir.path(), bytes, files)?;
             true
         }
         None => false,
@@ -98,7 +99,7 @@ pub(crate) fn probe(scratch_root: &Path) -> Result<(), String> {
         .prefix("probe-quota-")
         .tempdir_in(scratch_root)
         .map_err(|e| format!("{}: {e}", scratch_root.display()))?;
-    mount_tmpfs(dir.path(), 1 << 20).map_err(|e| format!("mounting a tmpfs: {e}"))?;
+    mount_tmpfs(dir.path(), 1 << 20, 64).map_err(|e| format!("mounting a tmpfs: {e}"))?;
     unmount(dir.path()).map_err(|e| format!("unmounting a tmpfs: {e}"))
 }
 

@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::landlock::Access;
-use super::root_inside::{DEVICE, LINK, PROC, READ_DIR, READ_FILE, WRITE_DIR};
+use super::root_inside::{DEVICE, LINK, OVERLAY, PROC, READ_DIR, READ_FILE, UPPER, WRITE_DIR};
 
 /// Links every box has in `/dev`, as a system's `/dev` has them (`bash`'s `<(...)` uses `/dev/fd`).
 const DEV_LINKS: &[(&str, &str)] = &[
@@ -33,10 +33,29 @@ struct Step {
     source: PathBuf,
 }
 
+/// A writable folder shown as an overlay: the run writes into a tmpfs of its own over it, gone
+/// with the run, and the folder itself never changes.
+#[derive(Debug, Clone)]
+pub(crate) struct Pristine {
+    /// The folder (one of [`Access::write_dirs`]).
+    pub folder: PathBuf,
+    /// An empty folder of the run's, outside the root, where the tmpfs is mounted.
+    pub upper: PathBuf,
+    /// The tmpfs's size and files.
+    pub bytes: u64,
+    pub files: u64,
+    /// Mounted inside an ordinary user's user namespace (its metadata in `user.` attributes).
+    pub unprivileged: bool,
+}
+
 /// The root's steps for `access` (see the module documentation), with `shown_as`: files of
-/// the harness's shown at another path in the box (its own `/etc/passwd`). `/sys` is never
-/// shown; `/proc` is the run's own.
-pub(crate) fn plan(access: &Access, shown_as: &[(PathBuf, PathBuf)]) -> Vec<(u8, PathBuf, PathBuf)> {
+/// the harness's shown at another path in the box (its own `/etc/passwd`), and `pristine`: a
+/// writable folder shown as an overlay. `/sys` is never shown; `/proc` is the run's own.
+pub(crate) fn plan(
+    access: &Access,
+    shown_as: &[(PathBuf, PathBuf)],
+    pristine: Option<&Pristine>,
+) -> Vec<(u8, PathBuf, PathBuf)> {
     let mut steps = Vec::new();
     for dir in &access.read_dirs {
         if dir == Path::new("/sys") {
@@ -51,11 +70,22 @@ pub(crate) fn plan(access: &Access, shown_as: &[(PathBuf, PathBuf)]) -> Vec<(u8,
     for file in access.read_files.iter().filter(|f| !f.starts_with("/sys")) {
         steps.extend(shown(file, READ_FILE));
     }
+    for program in &access.programs {
+        // The file itself at the path the command names, even where that path is a link.
+        if let Ok(real) = program.canonicalize() {
+            steps.push(Step { kind: READ_FILE, target: program.clone(), source: real });
+        }
+    }
     for (source, target) in shown_as {
         steps.push(Step { kind: READ_FILE, target: target.clone(), source: source.clone() });
     }
     for dir in &access.write_dirs {
-        steps.extend(shown(dir, WRITE_DIR));
+        match pristine {
+            Some(p) if p.folder == *dir => {
+                steps.push(Step { kind: OVERLAY, target: dir.clone(), source: overlay_options(p).into() })
+            }
+            Some(_) | None => steps.extend(shown(dir, WRITE_DIR)),
+        }
     }
     for device in &access.devices {
         steps.extend(shown(device, DEVICE));
@@ -63,7 +93,35 @@ pub(crate) fn plan(access: &Access, shown_as: &[(PathBuf, PathBuf)]) -> Vec<(u8,
     for (link, text) in DEV_LINKS {
         steps.push(Step { kind: LINK, target: PathBuf::from(link), source: PathBuf::from(text) });
     }
-    ordered(steps).into_iter().map(|s| (s.kind, s.target, s.source)).collect()
+    // The overlay's tmpfs first: it is mounted outside the root, where order does not matter.
+    let upper = pristine.filter(|p| access.write_dirs.contains(&p.folder)).map(|p| Step {
+        kind: UPPER,
+        target: p.upper.clone(),
+        source: format!("size={},nr_inodes={},mode=0755", p.bytes, p.files).into(),
+    });
+    upper.into_iter().chain(ordered(steps)).map(|s| (s.kind, s.target, s.source)).collect()
+}
+
+/// The overlay's mount options: the folder below, the run's tmpfs above (`u/`, with `w/` for
+/// the overlay's own work), each path escaped as the overlay's option parser expects.
+fn overlay_options(p: &Pristine) -> std::ffi::OsString {
+    let escaped = |path: &Path| {
+        let mut out = Vec::new();
+        for &b in path.as_os_str().as_bytes() {
+            if matches!(b, b',' | b':' | b'\\') {
+                out.push(b'\\');
+            }
+            out.push(b);
+        }
+        out
+    };
+    let mut options = [&b"lowerdir="[..], &escaped(&p.folder), b",upperdir=", &escaped(&p.upper.join("u"))].concat();
+    options.extend_from_slice(b",workdir=");
+    options.extend_from_slice(&escaped(&p.upper.join("w")));
+    if p.unprivileged {
+        options.extend_from_slice(b",userxattr");
+    }
+    std::os::unix::ffi::OsStringExt::from_vec(options)
 }
 
 /// The step that shows the machine's `path` as `kind`: a link as the same link, a folder or a
@@ -94,7 +152,7 @@ fn ordered(mut steps: Vec<Step>) -> Vec<Step> {
                 .any(|k| kinds.contains(&k.kind) && step.target.starts_with(&k.target) && step.target != k.target)
         };
         let read_only = matches!(step.kind, READ_DIR | READ_FILE | LINK);
-        if beneath(&[LINK]) || (read_only && beneath(&[READ_DIR, WRITE_DIR, PROC])) {
+        if beneath(&[LINK]) || (read_only && beneath(&[READ_DIR, WRITE_DIR, OVERLAY, PROC])) {
             continue;
         }
         if kept.iter().any(|k| k.target == step.target) {
@@ -141,6 +199,44 @@ pub(crate) fn write_accounts(dir: &Path, uid: u32, gid: u32) -> io::Result<Vec<(
         shown.push((path, Path::new("/etc").join(name)));
     }
     Ok(shown)
+}
+
+/// Whether a pristine run works here: a root whose one writable folder is an overlay, where a
+/// file is changed and another made; both only in the run's overlay, never in the folder.
+pub(crate) fn probe_pristine(scratch: &Path, files: u64) -> Result<(), String> {
+    let folder = tempfile::Builder::new()
+        .prefix("probe-pristine-")
+        .tempdir_in(scratch)
+        .map_err(|e| format!("a folder for the probe: {e}"))?;
+    let (lower, upper) = (folder.path().join("copy"), folder.path().join("upper"));
+    for dir in [&lower, &upper] {
+        fs::create_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let kept = lower.join("kept.txt");
+    fs::write(&kept, "built\n").map_err(|e| format!("{}: {e}", kept.display()))?;
+    let access = Access { read_dirs: vec!["/usr".into()], write_dirs: vec![lower.clone()], ..Access::default() };
+    let pristine =
+        Pristine { folder: lower.clone(), upper, bytes: 1 << 20, files, unprivileged: !super::procs::is_root() };
+    let steps = encode(&plan(&access, &[], Some(&pristine))).map_err(|e| format!("planning the probe: {e}"))?;
+    let (kept_c, made_c) = (c_path(&kept)?, c_path(&lower.join("made.txt"))?);
+    // SAFETY: system calls only, on strings made before the fork.
+    super::root_inside::probe_steps(folder.path(), &steps, || unsafe {
+        let append = libc::open(kept_c.as_ptr(), libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC);
+        let made = libc::open(made_c.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_CLOEXEC, 0o644);
+        if append < 0 || made < 0 || libc::write(append, b"run\n".as_ptr().cast(), 4) != 4 {
+            return 106;
+        }
+        0
+    })?;
+    let untouched = fs::read_to_string(&kept).is_ok_and(|text| text == "built\n") && !lower.join("made.txt").exists();
+    if !untouched {
+        return Err("a run's writes reached the folder under its overlay".into());
+    }
+    Ok(())
+}
+
+fn c_path(path: &Path) -> Result<CString, String> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| format!("a NUL byte in {}", path.display()))
 }
 
 #[cfg(test)]

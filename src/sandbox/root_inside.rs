@@ -27,6 +27,10 @@ pub(crate) const DEVICE: u8 = b'c';
 pub(crate) const LINK: u8 = b'l';
 pub(crate) const PROC: u8 = b'p';
 pub(crate) const DIR: u8 = b'd';
+/// A tmpfs at a path of the machine's (outside the root), with `u/` and `w/` for an overlay.
+pub(crate) const UPPER: u8 = b'u';
+/// An overlay of the machine's folder at the same path in the root, over the last `UPPER`.
+pub(crate) const OVERLAY: u8 = b'o';
 
 /// Room for the new root's path joined with one step's target.
 const PATH_ROOM: usize = 8192;
@@ -135,16 +139,62 @@ unsafe fn make_file(path: *const libc::c_char) -> libc::c_int {
     0
 }
 
-/// One step: `target` begins with its kind; `source` is the machine's path (or a link's text).
-unsafe fn step(root: &[u8], target: &CStr, source: *const libc::c_char) -> libc::c_int {
+/// A tmpfs at `at` (a folder of the machine's) with options `options`, holding `u/` and `w/`.
+unsafe fn upper(at: &[u8], options: *const libc::c_char) -> libc::c_int {
+    let mut path = [0u8; PATH_ROOM];
+    let Some(len) = join(at, b"", &mut path) else { return -1 };
+    let flags = libc::MS_NOSUID | libc::MS_NODEV;
+    if libc::mount(c"tmpfs".as_ptr(), path.as_ptr().cast(), c"tmpfs".as_ptr(), flags, options.cast()) != 0 {
+        return -1;
+    }
+    for sub in [b"/u", b"/w"] {
+        let mut folder = [0u8; PATH_ROOM];
+        if join(&path[..len], sub, &mut folder).is_none() || libc::mkdir(folder.as_ptr().cast(), 0o755) != 0 {
+            return -1;
+        }
+    }
+    0
+}
+
+/// The overlay of the machine's `folder` at `at` in the root: `upper/u` first takes the
+/// folder's owner and mode (the overlay shows its root as `u/` is), then the mount.
+unsafe fn overlay(folder: &[u8], upper: &[u8], at: *const libc::c_char, options: *const libc::c_char) -> libc::c_int {
+    let (mut lower, mut top) = ([0u8; PATH_ROOM], [0u8; PATH_ROOM]);
+    if join(folder, b"", &mut lower).is_none() || join(upper, b"/u", &mut top).is_none() {
+        *libc::__errno_location() = libc::ENAMETOOLONG;
+        return -1;
+    }
+    let mut st: libc::stat = std::mem::zeroed();
+    if libc::stat(lower.as_ptr().cast(), &mut st) != 0
+        || libc::chown(top.as_ptr().cast(), st.st_uid, st.st_gid) != 0
+        || libc::chmod(top.as_ptr().cast(), st.st_mode & 0o7777) != 0
+    {
+        return -1;
+    }
+    let flags = libc::MS_NOSUID | libc::MS_NODEV;
+    libc::mount(c"overlay".as_ptr(), at, c"overlay".as_ptr(), flags, options.cast())
+}
+
+/// One step: `target` begins with its kind; `source` is the machine's path (or a link's text,
+/// or mount options); `last_upper` the target of the last `UPPER` step.
+unsafe fn step<'a>(
+    root: &[u8],
+    target: &'a CStr,
+    source: *const libc::c_char,
+    last_upper: &mut &'a [u8],
+) -> libc::c_int {
     let target = target.to_bytes();
     let Some((&kind, target)) = target.split_first() else { return -1 };
+    if kind == UPPER {
+        *last_upper = target;
+        return upper(target, source);
+    }
     let mut path = [0u8; PATH_ROOM];
     let Some(len) = join(root, target, &mut path) else {
         *libc::__errno_location() = libc::ENAMETOOLONG;
         return -1;
     };
-    let whole_folder = matches!(kind, READ_DIR | WRITE_DIR | PROC | DIR);
+    let whole_folder = matches!(kind, READ_DIR | WRITE_DIR | PROC | DIR | OVERLAY);
     if make_folders(&mut path, root.len(), len, whole_folder) != 0 {
         return -1;
     }
@@ -162,6 +212,7 @@ unsafe fn step(root: &[u8], target: &CStr, source: *const libc::c_char) -> libc:
             r => r,
         },
         LINK => libc::symlink(source, at),
+        OVERLAY => overlay(target, last_upper, at, source),
         PROC => {
             let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
             libc::mount(c"proc".as_ptr(), at, c"proc".as_ptr(), flags, std::ptr::null())
@@ -188,9 +239,10 @@ pub(crate) unsafe fn build(root: &CStr, steps: &[*const libc::c_char]) -> Result
     let flags = libc::MS_NOSUID | libc::MS_NODEV;
     check(AROUND, libc::mount(c"tmpfs".as_ptr(), root.as_ptr(), c"tmpfs".as_ptr(), flags, options.as_ptr().cast()))?;
     let root_bytes = root.to_bytes();
+    let mut last_upper: &[u8] = b"";
     for (index, pair) in steps.chunks(2).enumerate() {
         let [target, source] = pair else { return Err(Failed { step: index as u32, errno: libc::EINVAL }) };
-        check(index as u32, step(root_bytes, CStr::from_ptr(*target), *source))?;
+        check(index as u32, step(root_bytes, CStr::from_ptr(*target), *source, &mut last_upper))?;
     }
     check(AROUND, libc::chdir(root.as_ptr()))?;
     // The old root goes beneath the new one, then is detached: both at ".", as runc does.
@@ -247,15 +299,40 @@ pub(crate) unsafe fn forget_command_line() {
 
 /// Whether a run can get a root of its own here: a child unshares what a run's supervisor does
 /// (a PID namespace, inside a user namespace for an ordinary user), and its first child, PID 1
-/// of that namespace, builds a root of `/usr` alone in a throwaway folder and lists it.
+/// of that namespace, builds a root of `/usr` alone in a throwaway folder and looks at it.
 pub(crate) fn probe(scratch: &std::path::Path) -> Result<(), String> {
     let folder = tempfile::Builder::new()
         .prefix("probe-root-")
         .tempdir_in(scratch)
         .map_err(|e| format!("a folder for the probe: {e}"))?;
-    let root = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(folder.path().as_os_str()))
+    let steps = [c"r/usr".to_owned(), c"/usr".to_owned(), c"p/proc".to_owned(), c"".to_owned()];
+    // SAFETY: system calls only.
+    probe_steps(folder.path(), &steps, || unsafe {
+        if libc::access(c"/usr/bin".as_ptr(), libc::F_OK) != 0 {
+            102
+        } else if libc::access(c"/proc/self/stat".as_ptr(), libc::F_OK) != 0 {
+            103
+        } else if libc::access(c"/tmp".as_ptr(), libc::F_OK) == 0 {
+            // The machine's root is still there.
+            104
+        } else {
+            0
+        }
+    })
+}
+
+/// Build a root in `folder` (its `root/`) from `steps` in PID 1 of a fresh PID namespace (as a
+/// run's supervisor makes it), then `check` there: `Ok` when both succeed, else what failed.
+pub(crate) fn probe_steps(
+    folder: &std::path::Path,
+    steps: &[std::ffi::CString],
+    check: impl Fn() -> libc::c_int,
+) -> Result<(), String> {
+    let root_dir = folder.join("root");
+    std::fs::create_dir_all(&root_dir).map_err(|e| format!("{}: {e}", root_dir.display()))?;
+    let root = std::ffi::CString::new(std::os::unix::ffi::OsStrExt::as_bytes(root_dir.as_os_str()))
         .map_err(|_| "a NUL byte in the scratch folder's path".to_string())?;
-    let steps = [c"r/usr".as_ptr(), c"/usr".as_ptr(), c"p/proc".as_ptr(), c"".as_ptr()];
+    let pointers: Vec<*const libc::c_char> = steps.iter().map(|s| s.as_ptr()).collect();
     let flags = super::procs::unshare_flags(libc::CLONE_NEWPID);
     // SAFETY: system calls only, in both children, on strings made before the fork.
     let ended = unsafe {
@@ -263,14 +340,10 @@ pub(crate) fn probe(scratch: &std::path::Path) -> Result<(), String> {
             if libc::unshare(flags) != 0 {
                 return 100;
             }
-            let init = super::procs::in_child(|| match build(&root, &steps) {
+            let init = super::procs::in_child(|| match build(&root, &pointers) {
                 Err(failed) => failed.errno.min(99),
                 Ok(()) if libc::getpid() != 1 => 101,
-                // The machine's root is gone (no /tmp), the box's /usr and /proc are there.
-                Ok(()) if libc::access(c"/usr/bin".as_ptr(), libc::F_OK) != 0 => 102,
-                Ok(()) if libc::access(c"/proc/self/stat".as_ptr(), libc::F_OK) != 0 => 103,
-                Ok(()) if libc::access(c"/tmp".as_ptr(), libc::F_OK) == 0 => 104,
-                Ok(()) => 0,
+                Ok(()) => check(),
             });
             match init {
                 Ok(super::Exit::Code(code)) => code,

@@ -158,7 +158,7 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     if let WorkingFolder::Escapes(why) = &place {
         return Ok(not_started(why));
     }
-    let folder = RunFolder::new(&sb.scratch_root, sb.run_as())?;
+    let folder = RunFolder::new(&sb.scratch_root, sb.user_of(cmd))?;
     let (exec, cpuset, ruleset) = prepare(sb, cmd, limits, &folder, &place)?;
     let (mut running, pipes, report_read, started) =
         start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd))?;
@@ -208,12 +208,30 @@ fn prepare(
     folder: &RunFolder,
     place: &WorkingFolder,
 ) -> Result<(Exec, Option<String>, Option<Ruleset>), SandboxError> {
-    let run_as = sb.run_as();
+    let run_as = sb.user_of(cmd);
     let (cpuset, affinity) = pinning(sb, &cmd.cpus)?;
     let (args, inputs) = folder.stage_inputs(&cmd.args, run_as)?;
-    let mut access = scratch::access(&sb.policy, cmd, folder, place, sb.readable_folders(), inputs);
+    let shared = if cmd.reads_shared { sb.readable_folders() } else { Vec::new() };
+    let mut access = scratch::access(&sb.policy, cmd, folder, place, shared, inputs);
     let (root, cwd) = if sb.own_root_active() {
-        let steps = root::encode(&root::plan(&access, &sb.accounts)).map_err(os("planning the run's root"))?;
+        let pristine = match (place, cmd.pristine, &sb.pristine) {
+            (WorkingFolder::InCopy(copy), true, Ok(())) => Some(root::Pristine {
+                folder: copy.clone(),
+                upper: folder.upper.clone(),
+                // Its pages are memory: a memory cgroup counts them; without one, nothing would,
+                // so they are bounded by the run's memory limit.
+                bytes: if sb.memory_cgroup_active() {
+                    sb.policy.disk_bytes
+                } else {
+                    sb.policy.disk_bytes.min(limits.memory_bytes)
+                },
+                files: sb.policy.disk_files,
+                unprivileged: !procs::is_root(),
+            }),
+            _ => None,
+        };
+        let steps = root::plan(&access, &sb.accounts, pristine.as_ref());
+        let steps = root::encode(&steps).map_err(os("planning the run's root"))?;
         // What the box shows in place of the machine's files is what the ruleset grants.
         access.read_files.extend(sb.accounts.iter().map(|(source, _)| source.clone()));
         let folder = std::ffi::CString::new(folder.root.as_os_str().as_encoded_bytes())

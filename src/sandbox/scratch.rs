@@ -37,6 +37,8 @@ pub(crate) struct RunFolder {
     pub inputs: PathBuf,
     /// Empty: where the run's root is built, when it gets one (`root.rs`).
     pub root: PathBuf,
+    /// Empty: where the tmpfs of a pristine run's overlay is mounted (`root.rs`).
+    pub upper: PathBuf,
 }
 
 fn scratch_err(path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError + '_ {
@@ -46,8 +48,9 @@ fn scratch_err(path: &Path) -> impl FnOnce(std::io::Error) -> SandboxError + '_ 
 impl RunFolder {
     pub(crate) fn new(root: &Path, run_as: Option<RunAs>) -> Result<RunFolder, SandboxError> {
         let dir = tempfile::Builder::new().prefix("run-").tempdir_in(root).map_err(scratch_err(root))?;
-        let (home, inputs, root) = (dir.path().join("home"), dir.path().join("inputs"), dir.path().join("root"));
-        for sub in [&home, &inputs, &root] {
+        let (home, inputs) = (dir.path().join("home"), dir.path().join("inputs"));
+        let (root, upper) = (dir.path().join("root"), dir.path().join("upper"));
+        for sub in [&home, &inputs, &root, &upper] {
             fs::create_dir(sub).map_err(scratch_err(sub))?;
         }
         if let Some(ids) = run_as {
@@ -56,7 +59,7 @@ impl RunFolder {
             std::os::unix::fs::chown(&home, Some(ids.uid), Some(ids.gid)).map_err(scratch_err(&home))?;
             fs::set_permissions(&inputs, fs::Permissions::from_mode(0o755)).map_err(scratch_err(&inputs))?;
         }
-        Ok(RunFolder { dir: Some(dir), home, inputs, root })
+        Ok(RunFolder { dir: Some(dir), home, inputs, root, upper })
     }
 
     /// The arguments to exec, and the input files read in place (to grant under Landlock).
@@ -212,7 +215,25 @@ pub(crate) fn access(
         // Never started; nothing beyond the system.
         WorkingFolder::Escapes(_) => {}
     }
-    Access { read_dirs, read_files: inputs, write_dirs, devices: super::DEVICES.iter().map(PathBuf::from).collect() }
+    let programs = launcher(&cmd.program, &policy.path)
+        .filter(|p| !read_dirs.iter().chain(&write_dirs).any(|d| p.starts_with(d)))
+        .into_iter()
+        .collect();
+    let devices = super::DEVICES.iter().map(PathBuf::from).collect();
+    Access { read_dirs, read_files: inputs, programs, write_dirs, devices }
+}
+
+/// The file a command's program names: itself when absolute, else the first of that name on the
+/// programs' `PATH` (a relative path with a folder is the student's, in the copy).
+fn launcher(program: &std::ffi::OsStr, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    let program = Path::new(program);
+    if program.is_absolute() {
+        return program.is_file().then(|| program.to_path_buf());
+    }
+    if program.components().count() > 1 {
+        return None;
+    }
+    std::env::split_paths(path).filter(|dir| dir.is_absolute()).map(|dir| dir.join(program)).find(|p| p.is_file())
 }
 
 /// The JDKs a run may read: that of the program, when it is a JDK's launcher, and those of `java`

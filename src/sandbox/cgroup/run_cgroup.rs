@@ -4,8 +4,8 @@
 //!
 //! Run cgroups are made under the harness's own cgroup (so any limit on the harness still
 //! holds for its runs; in cgroup v2, beside the leaf the harness may have moved into, see
-//! `cgroup_delegate.rs`) and named `bhgrade-<pid namespace>-<harness pid>-<n>`; cgroups left by
-//! a harness that died are removed at the next probe (see `cgroup_delegate::remove_stale`).
+//! `delegate.rs`) and named `bhgrade-<pid namespace>-<harness pid>-<n>`; cgroups left by
+//! a harness that died are removed at the next probe (see `delegate::remove_stale`).
 //!
 //! A run cgroup is made before its run is known (see `parked.rs`): [`Setup::create`] sets what
 //! holds for every run (`pids.max`), [`RunCgroup::prepare`] what the run asks for (memory
@@ -13,9 +13,9 @@
 //!
 //! This is the bottom of the cgroup files: it also holds what they all share, the names of
 //! bhgrade's cgroups, [`CgroupFs`] (the kernel's cgroup files, or a fake tree in tests) and the
-//! record of why the harness could not start itself in a scope of its own (`own_scope.rs`).
-//! Above it: `cgroup_delegate.rs` (a v2 parent made usable), `cgroup_probe.rs` (the [`Setup`]
-//! and the layers), `own_scope.rs` (a systemd scope); `cgroup_mount.rs` sits below all four.
+//! record of why the harness could not start itself in a scope of its own (`scope.rs`).
+//! Above it: `delegate.rs` (a v2 parent made usable), `probe.rs` (the [`Setup`]
+//! and the layers), `scope.rs` (a systemd scope); `mount.rs` sits below all four.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, ErrorKind};
@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::{procs, Layer, LayerName, SandboxError};
+use crate::sandbox::{procs, Layer, LayerName, SandboxError};
 
 /// Killed processes need a moment to leave the cgroup (a big JVM frees its memory first).
 const KILL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -343,7 +343,7 @@ impl RunCgroup {
         Ok(())
     }
 
-    /// The cgroup of a harness that died (see `cgroup_delegate::remove_stale`).
+    /// The cgroup of a harness that died (see `delegate::remove_stale`).
     pub(crate) fn stale(version: Version, dir: PathBuf) -> RunCgroup {
         RunCgroup {
             version,

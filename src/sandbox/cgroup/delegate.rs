@@ -3,7 +3,7 @@
 //!
 //! Cgroup v2 lets a cgroup other than the root hand controllers to its children only while it
 //! holds no process itself ("no internal processes"), and a harness started in a delegated
-//! scope (which `own_scope.rs` asks systemd for) is a process of that very scope. So the harness
+//! scope (which `scope.rs` asks systemd for) is a process of that very scope. So the harness
 //! moves itself into a leaf child, `bhgrade-<tag>-harness`, and then enables the controllers in
 //! the scope: run cgroups are siblings of that leaf. The leaf is named like the run cgroups, so
 //! the stale-cgroup cleanup of the next harness removes it once its harness is dead and leaves
@@ -17,8 +17,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::cgroup::{harness_tag, procs_of, scope_failure, CgroupFs, Version, NAME_PREFIX};
-use super::procs;
+use super::run_cgroup::{harness_tag, procs_of, scope_failure, CgroupFs, Version, NAME_PREFIX};
+use crate::sandbox::procs;
 
 const LEAF_SUFFIX: &str = "-harness";
 
@@ -256,7 +256,7 @@ fn not_delegated_by_systemd(dir: &Path) -> String {
     )
 }
 
-/// Why the harness is not in a scope of its own, when it tried to get one (see `own_scope.rs`).
+/// Why the harness is not in a scope of its own, when it tried to get one (see `scope.rs`).
 fn own_scope_note() -> String {
     scope_failure().map_or_else(String::new, |why| format!("; that failed here: {why}"))
 }
@@ -287,5 +287,5 @@ pub(crate) fn remove_stale(fs: &dyn CgroupFs, parent: &Path, version: Version, m
 }
 
 #[cfg(test)]
-#[path = "cgroup_delegate_tests.rs"]
+#[path = "delegate_tests.rs"]
 mod tests;

@@ -5,7 +5,7 @@
 //!
 //! A login's session scope holds the shell (and `su` or `sudo`) as well as bhgrade, and a
 //! service's cgroup belongs to systemd: neither may be divided into run cgroups (see
-//! `cgroup_delegate.rs`). podman does the same for an ordinary user (`shared/docs/judges.md`).
+//! `delegate.rs`). podman does the same for an ordinary user (`shared/docs/judges.md`).
 //! The command line runs the harness itself, so its pid, terminal, standard streams, signals and
 //! exit status are what the marker started; `BHGRADE_OWN_SCOPE` names the scope for the probe
 //! (systemd before 251 does not mark a delegated cgroup), and set by the marker to anything
@@ -15,9 +15,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::cgroup::{procs_of, CgroupFs, Kernel, OWN_SCOPE_VAR};
-use super::cgroup_mount::{is_cgroup_v2, own_v2_dir};
-use super::procs;
+use super::mount::{is_cgroup_v2, own_v2_dir};
+use super::run_cgroup::{procs_of, CgroupFs, Kernel, OWN_SCOPE_VAR};
+use crate::sandbox::procs;
 
 /// The controllers asked of systemd for the scope (what run cgroups use; a user's manager
 /// delegates those it has, usually memory and pids).
@@ -139,8 +139,13 @@ fn decide(situation: &Situation, user_manager: impl FnOnce() -> Result<PathBuf, 
     OwnScope::Start(ScopeRequest { options, unit, env })
 }
 
-/// The runtime folder of this user's systemd manager, when one runs: `XDG_RUNTIME_DIR`, or
-/// `/run/user/UID` where `sudo -u` or `su` left the variable out.
+/// The runtime folder of this user's systemd manager, when one runs and will outlive the
+/// marking: `XDG_RUNTIME_DIR`, or `/run/user/UID` where `sudo -u` or `su` left the variable out.
+///
+/// A manager outlives the marking only when it lingers: without linger, systemd stops it once the
+/// user's last login ends, and everything in it with it. A marking left running after a logout
+/// (`nohup`, `tmux`) keeps its login's session open as long as it runs where it was started; moved
+/// into the manager, it would leave the session empty, end it, and be stopped with the manager.
 fn user_manager() -> Result<PathBuf, String> {
     use std::os::unix::fs::MetadataExt;
     let uid = procs::uid();
@@ -148,10 +153,25 @@ fn user_manager() -> Result<PathBuf, String> {
         std::env::var_os("XDG_RUNTIME_DIR").map_or_else(|| PathBuf::from(format!("/run/user/{uid}")), PathBuf::from);
     let socket = runtime.join("systemd/private");
     let owned = std::fs::metadata(&runtime).is_ok_and(|m| m.uid() == uid);
-    if owned && socket.exists() {
-        return Ok(runtime);
+    if !owned || !socket.exists() {
+        return Err(format!("uid {uid} has no systemd user manager running ({} is missing)", socket.display()));
     }
-    Err(format!("uid {uid} has no systemd user manager running ({} is missing)", socket.display()))
+    let user = procs::user_name(uid).unwrap_or_else(|| uid.to_string());
+    if !lingers(Path::new(LINGER_DIR), &user) {
+        return Err(format!(
+            "the systemd user manager of uid {uid} does not linger, so it stops when {user}'s last login ends and \
+             would take a marking moved into it along (one left running with nohup or in tmux): marking where it \
+             was started"
+        ));
+    }
+    Ok(runtime)
+}
+
+/// Where logind keeps a file for each user whose manager lingers (`loginctl enable-linger`).
+const LINGER_DIR: &str = "/var/lib/systemd/linger";
+
+fn lingers(dir: &Path, user: &str) -> bool {
+    dir.join(user).exists()
 }
 
 #[cfg(test)]
@@ -203,6 +223,14 @@ mod tests {
             OwnScope::Unavailable(why) => assert!(why.contains("no systemd user manager"), "{why}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn only_a_lingering_manager_outlives_the_login() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("marker"), "").unwrap();
+        assert!(lingers(dir.path(), "marker"));
+        assert!(!lingers(dir.path(), "student"));
     }
 
     #[test]

@@ -7,10 +7,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::cgroup::{harness_tag, rmdir_patiently, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
-use super::cgroup_delegate::{self, Harness, Missing, Origin};
-use super::cgroup_mount::{find_mount, is_cgroup_v2, own_cgroup, own_dir, own_v2_dir};
-use super::{procs, Layer, LayerName};
+use super::delegate::{self, Harness, Missing, Origin};
+use super::mount::{find_mount, is_cgroup_v2, own_cgroup, own_dir, own_v2_dir};
+use super::run_cgroup::{harness_tag, rmdir_patiently, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
+use crate::sandbox::{procs, Layer, LayerName};
 
 static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
 
@@ -91,9 +91,9 @@ const V2_CONTROLLERS: [&str; 3] = ["memory", "pids", "cpuset"];
 fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, Missing>; 3], Option<PathBuf>) {
     let me = Harness::this();
     let prepared = match parent_override {
-        Some(dir) => cgroup_delegate::prepare(&Kernel, dir, &me, &V2_CONTROLLERS, Origin::Given),
+        Some(dir) => delegate::prepare(&Kernel, dir, &me, &V2_CONTROLLERS, Origin::Given),
         None => own_v2_dir().ok_or_else(|| "cannot find our own cgroup".to_string()).and_then(|dir| {
-            cgroup_delegate::prepare(&Kernel, &dir, &me, &V2_CONTROLLERS, Origin::Own)
+            delegate::prepare(&Kernel, &dir, &me, &V2_CONTROLLERS, Origin::Own)
                 .or_else(|why| root_subtree(&me).unwrap_or(Err(why)))
         }),
     };
@@ -109,7 +109,7 @@ fn probe_v2(parent_override: Option<&Path>) -> ([Result<PathBuf, Missing>; 3], O
 /// As root on a machine without systemd, where the harness's own cgroup cannot be divided (it
 /// shares it): a subtree of the root cgroup, `bhgrade`, for every harness's runs. The root
 /// cgroup may hold processes and still pass controllers down, so nothing has to move.
-fn root_subtree(me: &Harness) -> Option<Result<cgroup_delegate::Prepared, String>> {
+fn root_subtree(me: &Harness) -> Option<Result<delegate::Prepared, String>> {
     if !procs::is_root() || Kernel.under_systemd() {
         return None;
     }
@@ -124,13 +124,13 @@ fn root_subtree(me: &Harness) -> Option<Result<cgroup_delegate::Prepared, String
         // Each on its own: one the root does not offer must not stop the others.
         let _ = Kernel.write(&root.join("cgroup.subtree_control"), &format!("+{controller}"));
     }
-    Some(cgroup_delegate::prepare(&Kernel, &subtree, me, &V2_CONTROLLERS, Origin::Given))
+    Some(delegate::prepare(&Kernel, &subtree, me, &V2_CONTROLLERS, Origin::Given))
 }
 
 /// Clean up after dead harnesses, then do in a test cgroup what a run's cgroup will do: set the
 /// controller's limit, move a real process in, read the controller's counter back, and remove it.
 fn try_parent(parent: &Path, version: Version, controller: &str) -> Result<(), String> {
-    cgroup_delegate::remove_stale(&Kernel, parent, version, &Harness::this());
+    delegate::remove_stale(&Kernel, parent, version, &Harness::this());
     let dir =
         parent.join(format!("{NAME_PREFIX}{}-probe-{}", harness_tag(), NEXT_PROBE.fetch_add(1, Ordering::Relaxed)));
     fs::create_dir(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
