@@ -4,8 +4,8 @@
 //! says so ("skipped: ...") and checks nothing it cannot.
 
 use super::*;
-use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
 
 fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
     let tmp = tempfile::tempdir().unwrap();

@@ -3,8 +3,8 @@
 //! ("skipped: ...") and checks nothing it cannot.
 
 use super::*;
-use std::time::Duration;
 use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
 
 fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
     let tmp = tempfile::tempdir().unwrap();

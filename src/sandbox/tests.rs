@@ -2,9 +2,9 @@
 //! nothing sleeps to synchronise: every check is made on the returned outcome or on /proc.
 
 use super::*;
-use std::time::Duration;
 use crate::skip::skipped;
 use std::os::unix::process::ExitStatusExt;
+use std::time::Duration;
 use std::time::Instant;
 
 fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {

@@ -93,6 +93,8 @@ pub fn own_scope() -> OwnScope {
                 procs_of(&procs).eq([std::process::id() as i32]) && Kernel.delegated(&own)
             }),
         root: procs::is_root(),
+        in_user_manager: own_v2_dir()
+            .is_some_and(|own| own.to_string_lossy().contains(&format!("/user@{}.service/", procs::uid()))),
         // Unique among live harnesses (the pid), and among the scopes of dead ones that systemd
         // may still be collecting (the time).
         unit: format!(
@@ -111,10 +113,13 @@ struct Situation {
     /// The harness is the only process of a cgroup systemd delegated (a scope the marker made).
     alone_in_delegated: bool,
     root: bool,
+    /// Already in a cgroup of the user's systemd manager (a scope the marker asked it for): the
+    /// marking lives and dies with that manager wherever in it it runs.
+    in_user_manager: bool,
     unit: String,
 }
 
-fn decide(situation: &Situation, user_manager: impl FnOnce() -> Result<PathBuf, String>) -> OwnScope {
+fn decide(situation: &Situation, user_manager: impl FnOnce(bool) -> Result<PathBuf, String>) -> OwnScope {
     if !situation.needs_scope || situation.alone_in_delegated {
         return OwnScope::NotNeeded;
     }
@@ -122,7 +127,7 @@ fn decide(situation: &Situation, user_manager: impl FnOnce() -> Result<PathBuf, 
     let mut options: Vec<OsString> = Vec::new();
     let mut env = vec![(OsString::from(OWN_SCOPE_VAR), OsString::from(&unit))];
     if !situation.root {
-        match user_manager() {
+        match user_manager(!situation.in_user_manager) {
             Ok(runtime) => env.push(("XDG_RUNTIME_DIR".into(), runtime.into_os_string())),
             Err(why) => return OwnScope::Unavailable(why),
         }
@@ -142,11 +147,12 @@ fn decide(situation: &Situation, user_manager: impl FnOnce() -> Result<PathBuf, 
 /// The runtime folder of this user's systemd manager, when one runs and will outlive the
 /// marking: `XDG_RUNTIME_DIR`, or `/run/user/UID` where `sudo -u` or `su` left the variable out.
 ///
-/// A manager outlives the marking only when it lingers: without linger, systemd stops it once the
-/// user's last login ends, and everything in it with it. A marking left running after a logout
+/// A manager outlives the marking only when it lingers (`must_linger`, unless the marking runs in
+/// that manager already): without linger, systemd stops it once the user's last login ends, and
+/// everything in it with it. A marking left running after a logout
 /// (`nohup`, `tmux`) keeps its login's session open as long as it runs where it was started; moved
 /// into the manager, it would leave the session empty, end it, and be stopped with the manager.
-fn user_manager() -> Result<PathBuf, String> {
+fn user_manager(must_linger: bool) -> Result<PathBuf, String> {
     use std::os::unix::fs::MetadataExt;
     let uid = procs::uid();
     let runtime =
@@ -157,7 +163,7 @@ fn user_manager() -> Result<PathBuf, String> {
         return Err(format!("uid {uid} has no systemd user manager running ({} is missing)", socket.display()));
     }
     let user = procs::user_name(uid).unwrap_or_else(|| uid.to_string());
-    if !lingers(Path::new(LINGER_DIR), &user) {
+    if must_linger && !lingers(Path::new(LINGER_DIR), &user) {
         return Err(format!(
             "the systemd user manager of uid {uid} does not linger, so it stops when {user}'s last login ends and \
              would take a marking moved into it along (one left running with nohup or in tmux): marking where it \
@@ -179,10 +185,10 @@ mod tests {
     use super::*;
 
     fn situation(needs_scope: bool, alone_in_delegated: bool, root: bool) -> Situation {
-        Situation { needs_scope, alone_in_delegated, root, unit: "bhgrade-7-1.scope".into() }
+        Situation { needs_scope, alone_in_delegated, root, in_user_manager: false, unit: "bhgrade-7-1.scope".into() }
     }
 
-    fn no_manager() -> Result<PathBuf, String> {
+    fn no_manager(_must_linger: bool) -> Result<PathBuf, String> {
         Err("uid 1000 has no systemd user manager running".into())
     }
 
@@ -195,7 +201,7 @@ mod tests {
 
     #[test]
     fn root_asks_the_system_manager_for_a_scope_with_only_the_controllers_runs_use() {
-        let request = start(decide(&situation(true, false, true), || panic!("root needs no user manager")));
+        let request = start(decide(&situation(true, false, true), |_| panic!("root needs no user manager")));
         let shown = request.shown();
         assert_eq!(
             shown,
@@ -212,7 +218,10 @@ mod tests {
 
     #[test]
     fn a_user_asks_their_own_manager_and_is_told_where_it_listens() {
-        let request = start(decide(&situation(true, false, false), || Ok(PathBuf::from("/run/user/1000"))));
+        let request = start(decide(&situation(true, false, false), |must_linger| {
+            assert!(must_linger, "a login's marking must not move into a manager that stops at logout");
+            Ok(PathBuf::from("/run/user/1000"))
+        }));
         assert!(request.shown().starts_with("systemd-run --user --scope "), "{}", request.shown());
         assert!(request.env.contains(&("XDG_RUNTIME_DIR".into(), "/run/user/1000".into())));
     }
@@ -223,6 +232,15 @@ mod tests {
             OwnScope::Unavailable(why) => assert!(why.contains("no systemd user manager"), "{why}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_marking_already_in_the_users_manager_may_move_within_it() {
+        let inside = Situation { in_user_manager: true, ..situation(true, false, false) };
+        start(decide(&inside, |must_linger| {
+            assert!(!must_linger);
+            Ok(PathBuf::from("/run/user/1000"))
+        }));
     }
 
     #[test]
