@@ -50,7 +50,7 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
             format!(
                 "Cgroups: this machine mounts cgroup v1, which cannot be delegated safely to an ordinary user, \
                  so {fallback}. For cgroup limits, run bhgrade as root (`sudo bhgrade mark ...`; programs then run \
-                 as `nobody`), or boot the machine with cgroup v2 (`systemd.unified_cgroup_hierarchy=1`), where \
+                 as a user of their own), or boot the machine with cgroup v2 (`systemd.unified_cgroup_hierarchy=1`), where \
                  bhgrade gets a cgroup of its own from systemd by itself."
             )
         });
@@ -85,7 +85,7 @@ pub(super) fn advice(sandbox: &Sandbox) -> Option<String> {
          outlive logins, then run bhgrade as before (it finds the manager itself, with or without \
          XDG_RUNTIME_DIR):\n\n\
          \x20   sudo loginctl enable-linger {user}\n\n\
-         Or run bhgrade as root (`sudo bhgrade mark ...`; programs then run as `nobody`), or mark as it is: \
+         Or run bhgrade as root (`sudo bhgrade mark ...`; each submission then runs as a user of its own), or mark as it is: \
          {fallback}."
     ))
 }
