@@ -348,3 +348,25 @@ fn each_submission_runs_as_an_identity_of_its_own() {
     drop(first);
     assert_eq!(sb.identity().unwrap().ids().uid, uid, "an identity given back is lent again");
 }
+
+/// A build that takes its own copy's permissions away leaves the runs after it unable to start:
+/// the student's doing (exit status 127, the reason on stderr), never a failure of the harness.
+#[test]
+fn a_copy_whose_build_locked_it_fails_the_student_not_the_harness() {
+    let (tmp, sb) = sandbox_with(Policy::default());
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir_all(copy.join("src")).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::fs::set_permissions(copy.join("src"), std::fs::Permissions::from_mode(0o777)).unwrap();
+    if let Some(ids) = sb.run_as() {
+        // The copy is the run user's, as `build::prepare` hands it over.
+        std::os::unix::fs::chown(copy.join("src"), Some(ids.uid), Some(ids.gid)).unwrap();
+    }
+    sb.add_copy(&copy);
+    let build = Command::new("/bin/sh", copy.join("src")).arg("-c").arg("chmod 000 .");
+    assert_eq!(sb.run(&build, &limits()).unwrap().exit, Exit::Code(0));
+    let out = sb.run(&Command::new("/bin/true", copy.join("src")).pristine(true), &limits()).unwrap();
+    assert_eq!(out.exit, Exit::Code(127));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("may not be entered"), "{out:?}");
+    std::fs::set_permissions(copy.join("src"), std::fs::Permissions::from_mode(0o755)).unwrap();
+}

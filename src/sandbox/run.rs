@@ -158,6 +158,12 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     if let WorkingFolder::Escapes(why) = &place {
         return Ok(not_started(why));
     }
+    if matches!(place, WorkingFolder::InCopy(_)) && !scratch::enterable(&cmd.cwd, sb.user_of(cmd)) {
+        return Ok(not_started(
+            "the working folder may not be entered: an earlier step (such as the build) took its permissions \
+             away: the program was not started",
+        ));
+    }
     let folder = RunFolder::new(&sb.scratch_root, sb.user_of(cmd))?;
     let (exec, cpuset, ruleset) = prepare(sb, cmd, limits, &folder, &place)?;
     let (mut running, pipes, report_read, started) =

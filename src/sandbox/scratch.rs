@@ -132,6 +132,21 @@ pub(crate) fn searchable(dir: &Path, ids: RunAs) -> bool {
     real.ancestors().all(|d| fs::metadata(d).is_ok_and(|m| allows(&m, ids, 0o1)))
 }
 
+/// Whether the run's user (`ids`, or the harness's own) may enter `dir`: a student's step that
+/// took its own copy's permissions away leaves the next one unable to start there, which is the
+/// student's doing, not the harness's.
+pub(crate) fn enterable(dir: &Path, ids: Option<RunAs>) -> bool {
+    match ids {
+        Some(ids) => searchable(dir, ids),
+        None => {
+            use std::os::unix::ffi::OsStrExt;
+            let Ok(path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+            // SAFETY: a NUL-terminated path.
+            unsafe { libc::access(path.as_ptr(), libc::X_OK) == 0 }
+        }
+    }
+}
+
 /// Whether `ids` may search every folder on the way to `file` and read it.
 fn reachable(file: &Path, ids: RunAs) -> bool {
     let Ok(real) = file.canonicalize() else { return false };
