@@ -223,10 +223,10 @@ impl Sandbox {
                     true,
                     format!(
                         "a root built up from nothing for every run{userns}, proven here: read-only the system \
-                         folders, the JDK, {} of /etc (with accounts of its own) and the inputs named; writable its \
-                         copy and home; {} of /dev; a /proc of its own PID namespace listing its processes only; no \
-                         /sys, /run, /home or /tmp of the machine's, nothing to connect to, chmod, watch or stat \
-                         outside it; its PID 1 shows no command line",
+                         folders, the JDKs, an allow-list of /etc ({} names and every java*, with accounts of its \
+                         own) and the inputs named; writable its copy and home; {} devices; a /proc of its own PID \
+                         namespace listing its processes only; no /sys, /run, /home or /tmp of the machine's, \
+                         nothing to connect to, chmod, watch or stat outside it; its PID 1 shows no command line",
                         super::policy::ETC_ENTRIES.len(),
                         super::DEVICES.len()
                     ),
@@ -301,9 +301,10 @@ impl Sandbox {
                     true,
                     false,
                     format!(
-                        "each submission's copy, build and scratch on a tmpfs of {} MiB of its own: one that fills it \
-                     fails alone, with \"No space left on device\"",
-                        self.policy.disk_bytes >> 20
+                        "each submission's copy, build and scratch on a tmpfs of {} MiB and {} files of its own: one \
+                     that fills it fails alone, with \"No space left on device\"",
+                        self.policy.disk_bytes >> 20,
+                        self.policy.disk_files
                     ),
                 ),
                 Err(why) => layer(
