@@ -10,9 +10,16 @@
 //! ordinary user's runs are the marker inside a root of their own (`root.rs`).
 
 use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::{procs, RunAs};
+
+/// Where a lock file per lent uid lives, machine-wide (root's own): every bhgrade marking on the
+/// machine takes the uid's lock before it lends it, so two markings at once never lend the same
+/// one, and a process of a uid whose lock a live bhgrade holds is that bhgrade's, not a stranger.
+const LOCK_DIR: &str = "/run/bhgrade-uids";
 
 /// The uids (and gids, the same numbers) that may be lent, and those lent out.
 #[derive(Debug)]
@@ -35,6 +42,8 @@ struct Lent {
 pub struct Identity {
     ids: RunAs,
     state: Arc<Mutex<Lent>>,
+    /// The uid's machine-wide lock, held while it is lent.
+    _lock: File,
 }
 
 impl Identity {
@@ -76,7 +85,9 @@ impl Identities {
                 return Err(taken(first, last, &format!("{id} is the {kind} `{name}` in {file}")));
             }
         }
-        if let Some((pid, uid)) = procs::processes_of(&range).first() {
+        std::fs::create_dir_all(LOCK_DIR).map_err(|e| format!("cannot make {LOCK_DIR} for the uids' locks: {e}"))?;
+        // A process of a uid no live bhgrade holds is a stranger's (another bhgrade's are not).
+        if let Some((pid, uid)) = procs::processes_of(&range).iter().find(|(_, uid)| lock(*uid).is_some()) {
             return Err(taken(first, last, &format!("process {pid} runs as uid {uid}")));
         }
         Ok(Identities { first, count, state: Arc::new(Mutex::new(Lent::default())) })
@@ -86,10 +97,14 @@ impl Identities {
     /// sandbox's shared user).
     pub(crate) fn lend(&self) -> Option<Identity> {
         let mut lent = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let uid = (self.first..self.first + self.count).find(|uid| !lent.out.contains(uid))?;
+        let (uid, lock) =
+            (self.first..self.first + self.count).filter(|uid| !lent.out.contains(uid)).find_map(|uid| {
+                // Held by another marking on this machine (or another sandbox of this one): skip it.
+                lock(uid).map(|lock| (uid, lock))
+            })?;
         lent.out.insert(uid);
         lent.used.insert(uid);
-        Some(Identity { ids: RunAs { uid, gid: uid }, state: Arc::clone(&self.state) })
+        Some(Identity { ids: RunAs { uid, gid: uid }, state: Arc::clone(&self.state), _lock: lock })
     }
 
     /// Every identity lent so far.
@@ -101,6 +116,23 @@ impl Identities {
     pub(crate) fn range(&self) -> (u32, u32) {
         (self.first, self.first + self.count - 1)
     }
+}
+
+/// The machine-wide lock of `uid`, if no one holds it: an exclusive `flock` on its file, which the
+/// kernel drops when the holder ends, however it ends.
+fn lock(uid: u32) -> Option<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(Path::new(LOCK_DIR).join(uid.to_string()))
+        .ok()?;
+    // SAFETY: flock(2) on a descriptor we own; no memory is passed.
+    (unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0).then_some(file)
 }
 
 fn taken(first: u32, last: u32, why: &str) -> String {
@@ -116,18 +148,26 @@ mod tests {
 
     #[test]
     fn identities_are_lent_once_and_come_back() {
-        let pool = Identities { first: 60000, count: 2, state: Arc::new(Mutex::new(Lent::default())) };
+        if !procs::is_root() {
+            return crate::skip::skipped("identities_are_lent_once_and_come_back", "needs root (the uids' locks)");
+        }
+        // A range of its own, far from the one the other tests lend from at the same time.
+        let pool = Identities::probe(61100, 2).unwrap();
         let a = pool.lend().unwrap();
         let b = pool.lend().unwrap();
-        assert_eq!((a.ids().uid, b.ids().uid), (60000, 60001));
+        assert_eq!((a.ids().uid, b.ids().uid), (61100, 61101));
         assert!(pool.lend().is_none(), "only two");
+        // A second pool (another marking on the machine) lends none of those held.
+        let other = Identities::probe(61100, 2).unwrap();
+        assert!(other.lend().is_none(), "another marking lent a held uid");
         drop(a);
-        assert_eq!(pool.lend().unwrap().ids(), RunAs { uid: 60000, gid: 60000 });
+        assert_eq!(pool.lend().unwrap().ids(), RunAs { uid: 61100, gid: 61100 });
         assert_eq!(pool.used().len(), 2);
     }
 
     #[test]
     fn a_range_an_account_or_a_process_holds_is_refused() {
+        use std::os::unix::process::CommandExt;
         if !procs::is_root() {
             return crate::skip::skipped("a_range_an_account_or_a_process_holds_is_refused", "needs root");
         }
@@ -136,6 +176,16 @@ mod tests {
         assert!(err.contains("nobody") && err.contains("--box-uids"), "{err}");
         let own = procs::uid();
         assert!(Identities::probe(own, 1).is_err(), "root's own uid");
-        assert!(Identities::probe(60000, 1000).is_ok() || procs::user_name(60000).is_some());
+        // A process of a uid no bhgrade holds: a stranger's.
+        let mut stranger = std::process::Command::new("/bin/sh")
+            .args(["-c", "read line"])
+            .stdin(std::process::Stdio::piped())
+            .uid(61200)
+            .spawn()
+            .unwrap();
+        let err = Identities::probe(61190, 20).unwrap_err();
+        drop(stranger.stdin.take());
+        stranger.wait().unwrap();
+        assert!(err.contains("runs as uid 61200"), "{err}");
     }
 }

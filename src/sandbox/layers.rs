@@ -365,8 +365,9 @@ impl Sandbox {
                     false,
                     format!(
                         "each submission marked at once runs as a uid and gid of its own, lent from {first}-{last} \
-                         (checked unused here: no account, group or process has one) and owns its copy: no run \
-                         can signal, trace or change another submission's processes or files"
+                         (checked unused here: no account or group has one, no process but another marking's \
+                         runs as one; each locked machine-wide while lent, so two markings never share one) and \
+                         owns its copy: no run can signal, trace or change another submission's processes or files"
                     ),
                 )
             }
