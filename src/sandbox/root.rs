@@ -224,7 +224,7 @@ pub(crate) fn probe_pristine(scratch: &Path, files: u64) -> Result<(), String> {
         let append = libc::open(kept_c.as_ptr(), libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC);
         let made = libc::open(made_c.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_CLOEXEC, 0o644);
         if append < 0 || made < 0 || libc::write(append, b"run\n".as_ptr().cast(), 4) != 4 {
-            return 106;
+            return 107;
         }
         0
     })?;

@@ -334,11 +334,17 @@ pub(crate) fn probe_steps(
         .map_err(|_| "a NUL byte in the scratch folder's path".to_string())?;
     let pointers: Vec<*const libc::c_char> = steps.iter().map(|s| s.as_ptr()).collect();
     let flags = super::procs::unshare_flags(libc::CLONE_NEWPID);
+    let ids = (super::procs::uid(), super::procs::gid());
     // SAFETY: system calls only, in both children, on strings made before the fork.
     let ended = unsafe {
         super::procs::in_child(|| {
             if libc::unshare(flags) != 0 {
                 return 100;
+            }
+            // As a run's supervisor does: in a user namespace, the harness's own ids mapped, or
+            // nothing made in the root would have an owner.
+            if flags & libc::CLONE_NEWUSER != 0 && super::supervisor::map_own_ids(ids.0, ids.1).is_err() {
+                return 106;
             }
             let init = super::procs::in_child(|| match build(&root, &pointers) {
                 Err(failed) => failed.errno.min(99),
@@ -354,6 +360,7 @@ pub(crate) fn probe_steps(
     match ended.map_err(|e| format!("the probe: {e}"))? {
         super::Exit::Code(0) => Ok(()),
         super::Exit::Code(100) => Err("no PID namespace to build a root in".into()),
+        super::Exit::Code(106) => Err("no user namespace whose ids could be mapped".into()),
         super::Exit::Code(errno @ 1..=99) => {
             Err(format!("building a root of its own: {}", io::Error::from_raw_os_error(errno)))
         }

@@ -180,6 +180,17 @@ unsafe fn set_signal_mask(how: libc::c_int, set: &libc::sigset_t, old: Option<&m
     libc::sigprocmask(how, set, old_ptr);
 }
 
+/// In a user namespace just made: map `uid` and `gid` (the harness's own) to themselves, so
+/// that files the process makes have an owner (no supplementary groups can be set).
+///
+/// # Safety
+/// In a child that has just unshared `CLONE_NEWUSER`; plain system calls only.
+pub(crate) unsafe fn map_own_ids(uid: u32, gid: u32) -> io::Result<()> {
+    write_file(c"/proc/self/setgroups", b"deny")?;
+    write_map(c"/proc/self/uid_map", uid)?;
+    write_map(c"/proc/self/gid_map", gid)
+}
+
 /// The part of the split that can be done before the run is known (by a parked supervisor):
 /// die with the harness, unshare the namespaces, become a subreaper without a PID namespace,
 /// and block every signal (so that a signal to the run's process group, such as the wall
@@ -196,9 +207,7 @@ pub(crate) unsafe fn prepare(plan: &SplitSpec) -> io::Result<libc::sigset_t> {
     if plan.unshare != 0 {
         check(libc::unshare(plan.unshare))?;
         if let Some((uid, gid)) = plan.map_ids {
-            write_file(c"/proc/self/setgroups", b"deny")?;
-            write_map(c"/proc/self/uid_map", uid)?;
-            write_map(c"/proc/self/gid_map", gid)?;
+            map_own_ids(uid, gid)?;
         }
     }
     if !plan.pid_namespace() {
