@@ -121,7 +121,6 @@ impl Identities {
 /// The machine-wide lock of `uid`, if no one holds it: an exclusive `flock` on its file, which the
 /// kernel drops when the holder ends, however it ends.
 fn lock(uid: u32) -> Option<File> {
-    use std::os::fd::AsRawFd;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -131,8 +130,7 @@ fn lock(uid: u32) -> Option<File> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(Path::new(LOCK_DIR).join(uid.to_string()))
         .ok()?;
-    // SAFETY: flock(2) on a descriptor we own; no memory is passed.
-    (unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0).then_some(file)
+    super::scratch::try_lock(&file).ok().map(|()| file)
 }
 
 fn taken(first: u32, last: u32, why: &str) -> String {

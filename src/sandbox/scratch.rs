@@ -376,7 +376,7 @@ fn stale_lock(root: &Path) -> Option<File> {
 }
 
 /// An exclusive lock without waiting: `Err` (EWOULDBLOCK) when another process holds it.
-fn try_lock(file: &File) -> io::Result<()> {
+pub(crate) fn try_lock(file: &File) -> io::Result<()> {
     // SAFETY: flock(2) on a descriptor we own; no memory is passed.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
         Ok(())
