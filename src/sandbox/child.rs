@@ -213,12 +213,13 @@ pub(crate) unsafe fn become_program(
     }
     if let Some(fd) = landlock {
         if let Some(root) = root {
-            // Mounted after the ruleset was made: its /proc, and the overlays of pristine runs.
+            // Mounted after the ruleset was made: its /proc, and what the run's tmpfs shows (the
+            // overlays of pristine runs, its HOME and /tmp).
             if let Err(e) = super::landlock::allow_reading(fd, c"/proc") {
                 return e.raw_os_error().unwrap_or(libc::EIO);
             }
             for target in root.steps.iter().step_by(2) {
-                if **target as u8 == super::root_inside::OVERLAY {
+                if matches!(**target as u8, super::root_inside::OVERLAY | super::root_inside::RUN_DIR) {
                     if let Err(e) = super::landlock::allow_writing(fd, CStr::from_ptr(target.add(1))) {
                         return e.raw_os_error().unwrap_or(libc::EIO);
                     }

@@ -371,3 +371,51 @@ fn a_copy_whose_build_locked_it_fails_the_student_not_the_harness() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("may not be entered"), "{out:?}");
     std::fs::set_permissions(copy.join("src"), std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// Whatever a run writes outside a copy it keeps (its HOME, its /tmp, a pristine run's copy)
+/// lands in one tmpfs of its own, bounded in bytes and in files, and gone with the run: the
+/// machine's disk, its /tmp and the run folder see none of it.
+#[test]
+fn a_runs_home_and_tmp_are_in_its_own_bounded_tmpfs() {
+    let policy = Policy { disk_bytes: 4 << 20, disk_files: 64, ..Policy::default() };
+    let (tmp, sb) = sandbox_with(policy);
+    if skip_without(&sb.pristine, "pristine runs", "a_runs_home_and_tmp_are_in_its_own_bounded_tmpfs") {
+        return;
+    }
+    let copy = tmp.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o777)).unwrap();
+    sb.add_copy(&copy);
+    let marker = format!("bhgrade-run-tmpfs-test-{}", std::process::id());
+    let script = format!(
+        r#"head -c 1048576 /dev/zero > "$HOME/{marker}" && echo home
+        head -c 1048576 /dev/zero > copied && echo copy
+        head -c 1048576 /dev/zero > /tmp/{marker} && echo tmp
+        head -c 2097152 /dev/zero > "$HOME/more" 2>/dev/null || echo full
+        rm -f /tmp/{marker} "$HOME/more" copied
+        i=0; while [ $i -lt 100 ] && true 2>/dev/null > /tmp/f$i; do i=$((i+1)); done; echo $i"#
+    );
+    let cmd = Command::new("/bin/sh", &copy).arg("-c").arg(script).pristine(true);
+    let out = sb.run(&cmd, &limits()).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let want = ["home", "copy", "tmp", "full"];
+    assert_eq!(lines.get(..4), Some(&want[..]), "{}", String::from_utf8_lossy(&out.stderr));
+    let files: u64 = lines[4].parse().unwrap();
+    assert!(files < 64, "{files} files made in a tmpfs of 64");
+    assert!(!copy.join("copied").exists() && !Path::new("/tmp").join(&marker).exists());
+    let on_disk = walkdir_names(tmp.path());
+    assert!(!on_disk.iter().any(|name| name == &marker || name == "f0"), "{on_disk:?}");
+}
+
+/// Every name below `dir`.
+fn walkdir_names(dir: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        names.push(entry.file_name().to_string_lossy().into_owned());
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            names.extend(walkdir_names(&entry.path()));
+        }
+    }
+    names
+}

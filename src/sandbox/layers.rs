@@ -249,9 +249,10 @@ impl Sandbox {
                     true,
                     false,
                     format!(
-                        "every run of a program starts from its copy as built, proven here: it writes into an \
-                         overlay of its own ({} MiB, {} files), gone with the run, so nothing one run leaves reaches \
-                         the next (a confirmation run included); only a build keeps what it writes",
+                        "every run writes into a tmpfs of its own ({} MiB, {} files), gone with the run, proven \
+                         here: its HOME, a private /tmp, and an overlay of its copy, so a program starts from its \
+                         copy as built and nothing one run leaves reaches the next (a confirmation run included) or \
+                         the machine's disk; only a build keeps what it writes in its copy",
                         self.policy.disk_bytes >> 20,
                         self.policy.disk_files
                     ),
@@ -260,7 +261,10 @@ impl Sandbox {
                     LayerName::PristineRuns,
                     false,
                     false,
-                    format!("{why}: the runs of a submission share its copy, and one may leave work for the next"),
+                    format!(
+                        "{why}: the runs of a submission share its copy, and one may leave work for the next; a \
+                         run's HOME is on the scratch disk, bounded per file only"
+                    ),
                 ),
             },
             self.terminal_layer(),

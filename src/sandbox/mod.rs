@@ -29,8 +29,9 @@
 //! and Landlock grants the same list, so a program may write only to its run folder and to the
 //! declared copy ([`Sandbox::add_copy`]) its working folder is in, and read only the system
 //! folders and the files named on its command line: a suite's expected answers and other
-//! students' work are out of its reach. A program's run writes into an overlay of its copy,
-//! gone with it ([`Command::pristine`]). As root, each submission runs as a uid of its own
+//! students' work are out of its reach. A run's `HOME`, its private `/tmp` and (a program's run,
+//! [`Command::pristine`]) an overlay of its copy are in one tmpfs of its own, bounded in bytes
+//! and files, gone with it. As root, each submission runs as a uid of its own
 //! (`identity.rs`), else as `nobody`, and inputs that user cannot reach are staged into the run
 //! folder.
 //!
@@ -323,7 +324,7 @@ impl Sandbox {
             pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
             ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
             pristine: match &own_root {
-                Ok(()) => root::probe_pristine(&scratch_root, policy.disk_files),
+                Ok(()) => root::probe_run_tmpfs(&scratch_root, policy.disk_files),
                 Err(_) => Err("no root of the run's own to lay an overlay in".into()),
             },
             own_root,

@@ -14,7 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::landlock::Access;
-use super::root_inside::{DEVICE, LINK, OVERLAY, PROC, READ_DIR, READ_FILE, UPPER, WRITE_DIR};
+use super::root_inside::{DEVICE, LINK, OVERLAY, PROC, READ_DIR, READ_FILE, RUN_DIR, UPPER, WRITE_DIR};
 
 /// Links every box has in `/dev`, as a system's `/dev` has them (`bash`'s `<(...)` uses `/dev/fd`).
 const DEV_LINKS: &[(&str, &str)] = &[
@@ -33,28 +33,39 @@ struct Step {
     source: PathBuf,
 }
 
-/// A writable folder shown as an overlay: the run writes into a tmpfs of its own over it, gone
-/// with the run, and the folder itself never changes.
+/// The run's own tmpfs, outside the root in the run's mount namespace and gone with it: what the
+/// run writes anywhere but a copy it keeps (its `HOME`, its `/tmp`, and a pristine run's overlay
+/// of its copy) lands there, so one bound in bytes and files covers all of it.
 #[derive(Debug, Clone)]
-pub(crate) struct Pristine {
-    /// The folder (one of [`Access::write_dirs`]).
-    pub folder: PathBuf,
+pub(crate) struct RunTmpfs {
     /// An empty folder of the run's, outside the root, where the tmpfs is mounted.
-    pub upper: PathBuf,
+    pub at: PathBuf,
     /// The tmpfs's size and files.
     pub bytes: u64,
     pub files: u64,
-    /// Mounted inside an ordinary user's user namespace (its metadata in `user.` attributes).
+    /// Who owns its `home/` and `tmp/`: the user the program runs as.
+    pub owner: (u32, u32),
+    /// The run's `HOME` (one of [`Access::write_dirs`]), shown as the tmpfs's `home/`.
+    pub home: PathBuf,
+    /// A writable folder (one of [`Access::write_dirs`]) shown as an overlay whose writes land
+    /// in the tmpfs, the folder itself never changing.
+    pub pristine: Option<PathBuf>,
+    /// Mounted inside an ordinary user's user namespace (an overlay's metadata in `user.`
+    /// attributes).
     pub unprivileged: bool,
 }
 
+/// Where the box shows the run tmpfs's `tmp/`.
+const PRIVATE_TMP: &str = "/tmp";
+
 /// The root's steps for `access` (see the module documentation), with `shown_as`: files of
-/// the harness's shown at another path in the box (its own `/etc/passwd`), and `pristine`: a
-/// writable folder shown as an overlay. `/sys` is never shown; `/proc` is the run's own.
+/// the harness's shown at another path in the box (its own `/etc/passwd`), and `tmpfs`: the
+/// run's own tmpfs, holding its `HOME`, a private `/tmp` and the overlay of a pristine run.
+/// `/sys` is never shown; `/proc` is the run's own.
 pub(crate) fn plan(
     access: &Access,
     shown_as: &[(PathBuf, PathBuf)],
-    pristine: Option<&Pristine>,
+    tmpfs: Option<&RunTmpfs>,
 ) -> Vec<(u8, PathBuf, PathBuf)> {
     let mut steps = Vec::new();
     for dir in &access.read_dirs {
@@ -80,12 +91,20 @@ pub(crate) fn plan(
         steps.push(Step { kind: READ_FILE, target: target.clone(), source: source.clone() });
     }
     for dir in &access.write_dirs {
-        match pristine {
-            Some(p) if p.folder == *dir => {
-                steps.push(Step { kind: OVERLAY, target: dir.clone(), source: overlay_options(p).into() })
+        let step = match tmpfs {
+            Some(t) if t.pristine.as_ref() == Some(dir) => {
+                Step { kind: OVERLAY, target: dir.clone(), source: overlay_options(t, dir).into() }
             }
-            Some(_) | None => steps.extend(shown(dir, WRITE_DIR)),
-        }
+            Some(t) if t.home == *dir => Step { kind: RUN_DIR, target: dir.clone(), source: "/home".into() },
+            Some(_) | None => match shown(dir, WRITE_DIR) {
+                Some(step) => step,
+                None => continue,
+            },
+        };
+        steps.push(step);
+    }
+    if tmpfs.is_some() {
+        steps.push(Step { kind: RUN_DIR, target: PRIVATE_TMP.into(), source: "/tmp".into() });
     }
     for device in &access.devices {
         steps.extend(shown(device, DEVICE));
@@ -93,18 +112,18 @@ pub(crate) fn plan(
     for (link, text) in DEV_LINKS {
         steps.push(Step { kind: LINK, target: PathBuf::from(link), source: PathBuf::from(text) });
     }
-    // The overlay's tmpfs first: it is mounted outside the root, where order does not matter.
-    let upper = pristine.filter(|p| access.write_dirs.contains(&p.folder)).map(|p| Step {
+    // The tmpfs first: it is mounted outside the root, where order does not matter.
+    let upper = tmpfs.map(|t| Step {
         kind: UPPER,
-        target: p.upper.clone(),
-        source: format!("size={},nr_inodes={},mode=0755", p.bytes, p.files).into(),
+        target: t.at.clone(),
+        source: format!("size={},nr_inodes={},mode=0755,uid={},gid={}", t.bytes, t.files, t.owner.0, t.owner.1).into(),
     });
     upper.into_iter().chain(ordered(steps)).map(|s| (s.kind, s.target, s.source)).collect()
 }
 
-/// The overlay's mount options: the folder below, the run's tmpfs above (`u/`, with `w/` for
-/// the overlay's own work), each path escaped as the overlay's option parser expects.
-fn overlay_options(p: &Pristine) -> std::ffi::OsString {
+/// The overlay's mount options: `folder` below, the run's tmpfs above (`u/`, with `w/` for the
+/// overlay's own work), each path escaped as the overlay's option parser expects.
+fn overlay_options(t: &RunTmpfs, folder: &Path) -> std::ffi::OsString {
     let escaped = |path: &Path| {
         let mut out = Vec::new();
         for &b in path.as_os_str().as_bytes() {
@@ -115,10 +134,10 @@ fn overlay_options(p: &Pristine) -> std::ffi::OsString {
         }
         out
     };
-    let mut options = [&b"lowerdir="[..], &escaped(&p.folder), b",upperdir=", &escaped(&p.upper.join("u"))].concat();
+    let mut options = [&b"lowerdir="[..], &escaped(folder), b",upperdir=", &escaped(&t.at.join("u"))].concat();
     options.extend_from_slice(b",workdir=");
-    options.extend_from_slice(&escaped(&p.upper.join("w")));
-    if p.unprivileged {
+    options.extend_from_slice(&escaped(&t.at.join("w")));
+    if t.unprivileged {
         options.extend_from_slice(b",userxattr");
     }
     std::os::unix::ffi::OsStringExt::from_vec(options)
@@ -201,36 +220,52 @@ pub(crate) fn write_accounts(dir: &Path, uid: u32, gid: u32) -> io::Result<Vec<(
     Ok(shown)
 }
 
-/// Whether a pristine run works here: a root whose one writable folder is an overlay, where a
-/// file is changed and another made; both only in the run's overlay, never in the folder.
-pub(crate) fn probe_pristine(scratch: &Path, files: u64) -> Result<(), String> {
+/// Whether a run's writes land in a tmpfs of its own here: a root whose copy is an overlay, where
+/// a file of the copy is changed and another made, and a file made in its `HOME` and in `/tmp`;
+/// none of them ever in the copy, the run folder or the machine's `/tmp`.
+pub(crate) fn probe_run_tmpfs(scratch: &Path, files: u64) -> Result<(), String> {
     let folder = tempfile::Builder::new()
         .prefix("probe-pristine-")
         .tempdir_in(scratch)
         .map_err(|e| format!("a folder for the probe: {e}"))?;
-    let (lower, upper) = (folder.path().join("copy"), folder.path().join("upper"));
-    for dir in [&lower, &upper] {
+    let (lower, upper, home) = (folder.path().join("copy"), folder.path().join("upper"), folder.path().join("home"));
+    for dir in [&lower, &upper, &home] {
         fs::create_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let kept = lower.join("kept.txt");
     fs::write(&kept, "built\n").map_err(|e| format!("{}: {e}", kept.display()))?;
-    let access = Access { read_dirs: vec!["/usr".into()], write_dirs: vec![lower.clone()], ..Access::default() };
-    let pristine =
-        Pristine { folder: lower.clone(), upper, bytes: 1 << 20, files, unprivileged: !super::procs::is_root() };
-    let steps = encode(&plan(&access, &[], Some(&pristine))).map_err(|e| format!("planning the probe: {e}"))?;
-    let (kept_c, made_c) = (c_path(&kept)?, c_path(&lower.join("made.txt"))?);
+    let access =
+        Access { read_dirs: vec!["/usr".into()], write_dirs: vec![lower.clone(), home.clone()], ..Access::default() };
+    let tmpfs = RunTmpfs {
+        at: upper,
+        bytes: 1 << 20,
+        files,
+        owner: (super::procs::uid(), super::procs::gid()),
+        home: home.clone(),
+        pristine: Some(lower.clone()),
+        unprivileged: !super::procs::is_root(),
+    };
+    let steps = encode(&plan(&access, &[], Some(&tmpfs))).map_err(|e| format!("planning the probe: {e}"))?;
+    let tmp_made = Path::new(PRIVATE_TMP).join(format!("bhgrade-probe-{}", std::process::id()));
+    let made = [lower.join("made.txt"), home.join("made.txt"), tmp_made.clone()];
+    let (kept_c, made_c) = (c_path(&kept)?, made.iter().map(|m| c_path(m)).collect::<Result<Vec<_>, _>>()?);
     // SAFETY: system calls only, on strings made before the fork.
     super::root_inside::probe_steps(folder.path(), &steps, || unsafe {
         let append = libc::open(kept_c.as_ptr(), libc::O_WRONLY | libc::O_APPEND | libc::O_CLOEXEC);
-        let made = libc::open(made_c.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_CLOEXEC, 0o644);
-        if append < 0 || made < 0 || libc::write(append, b"run\n".as_ptr().cast(), 4) != 4 {
+        if append < 0 || libc::write(append, b"run\n".as_ptr().cast(), 4) != 4 {
             return 107;
+        }
+        for path in &made_c {
+            if libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CREAT | libc::O_CLOEXEC, 0o644) < 0 {
+                return 108;
+            }
         }
         0
     })?;
-    let untouched = fs::read_to_string(&kept).is_ok_and(|text| text == "built\n") && !lower.join("made.txt").exists();
-    if !untouched {
-        return Err("a run's writes reached the folder under its overlay".into());
+    let untouched = fs::read_to_string(&kept).is_ok_and(|text| text == "built\n");
+    if !untouched || made.iter().any(|m| m.exists()) {
+        let _ = fs::remove_file(&tmp_made);
+        return Err("a run's writes reached the machine's folders, not a tmpfs of its own".into());
     }
     Ok(())
 }

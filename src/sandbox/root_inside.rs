@@ -31,6 +31,8 @@ pub(crate) const DIR: u8 = b'd';
 pub(crate) const UPPER: u8 = b'u';
 /// An overlay of the machine's folder at the same path in the root, over the last `UPPER`.
 pub(crate) const OVERLAY: u8 = b'o';
+/// A folder of the last `UPPER` (its source names it: `/home` or `/tmp`), writable in the root.
+pub(crate) const RUN_DIR: u8 = b'h';
 
 /// Room for the new root's path joined with one step's target.
 const PATH_ROOM: usize = 8192;
@@ -139,7 +141,8 @@ unsafe fn make_file(path: *const libc::c_char) -> libc::c_int {
     0
 }
 
-/// A tmpfs at `at` (a folder of the machine's) with options `options`, holding `u/` and `w/`.
+/// A tmpfs at `at` (a folder of the machine's) with options `options`, holding `u/` and `w/` for
+/// an overlay, and `home/` and `tmp/` for the run, which belong to the tmpfs's owner (`uid=`).
 unsafe fn upper(at: &[u8], options: *const libc::c_char) -> libc::c_int {
     let mut path = [0u8; PATH_ROOM];
     let Some(len) = join(at, b"", &mut path) else { return -1 };
@@ -147,9 +150,19 @@ unsafe fn upper(at: &[u8], options: *const libc::c_char) -> libc::c_int {
     if libc::mount(c"tmpfs".as_ptr(), path.as_ptr().cast(), c"tmpfs".as_ptr(), flags, options.cast()) != 0 {
         return -1;
     }
-    for sub in [b"/u", b"/w"] {
+    let mut st: libc::stat = std::mem::zeroed();
+    if libc::stat(path.as_ptr().cast(), &mut st) != 0 {
+        return -1;
+    }
+    for (sub, owned, mode) in
+        [(&b"/u"[..], false, 0o755), (b"/w", false, 0o755), (b"/home", true, 0o755), (b"/tmp", true, 0o1777)]
+    {
         let mut folder = [0u8; PATH_ROOM];
         if join(&path[..len], sub, &mut folder).is_none() || libc::mkdir(folder.as_ptr().cast(), 0o755) != 0 {
+            return -1;
+        }
+        let folder = folder.as_ptr().cast::<libc::c_char>();
+        if owned && (libc::chown(folder, st.st_uid, st.st_gid) != 0 || libc::chmod(folder, mode) != 0) {
             return -1;
         }
     }
@@ -194,7 +207,7 @@ unsafe fn step<'a>(
         *libc::__errno_location() = libc::ENAMETOOLONG;
         return -1;
     };
-    let whole_folder = matches!(kind, READ_DIR | WRITE_DIR | PROC | DIR | OVERLAY);
+    let whole_folder = matches!(kind, READ_DIR | WRITE_DIR | PROC | DIR | OVERLAY | RUN_DIR);
     if make_folders(&mut path, root.len(), len, whole_folder) != 0 {
         return -1;
     }
@@ -213,6 +226,14 @@ unsafe fn step<'a>(
         },
         LINK => libc::symlink(source, at),
         OVERLAY => overlay(target, last_upper, at, source),
+        RUN_DIR => {
+            let mut from = [0u8; PATH_ROOM];
+            if join(last_upper, CStr::from_ptr(source).to_bytes(), &mut from).is_none() {
+                *libc::__errno_location() = libc::ENAMETOOLONG;
+                return -1;
+            }
+            bind(from.as_ptr().cast(), at, libc::MS_NOSUID | libc::MS_NODEV)
+        }
         PROC => {
             let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
             libc::mount(c"proc".as_ptr(), at, c"proc".as_ptr(), flags, std::ptr::null())

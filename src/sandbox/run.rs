@@ -220,23 +220,25 @@ fn prepare(
     let shared = if cmd.reads_shared { sb.readable_folders() } else { Vec::new() };
     let mut access = scratch::access(&sb.policy, cmd, folder, place, shared, inputs);
     let (root, cwd) = if sb.own_root_active() {
-        let pristine = match (place, cmd.pristine, &sb.pristine) {
-            (WorkingFolder::InCopy(copy), true, Ok(())) => Some(root::Pristine {
-                folder: copy.clone(),
-                upper: folder.upper.clone(),
-                // Its pages are memory: a memory cgroup counts them; without one, nothing would,
-                // so they are bounded by the run's memory limit.
-                bytes: if sb.memory_cgroup_active() {
-                    sb.policy.disk_bytes
-                } else {
-                    sb.policy.disk_bytes.min(limits.memory_bytes)
-                },
-                files: sb.policy.disk_files,
-                unprivileged: !procs::is_root(),
-            }),
-            _ => None,
-        };
-        let steps = root::plan(&access, &sb.accounts, pristine.as_ref());
+        let tmpfs = sb.pristine.is_ok().then(|| root::RunTmpfs {
+            at: folder.upper.clone(),
+            // Its pages are memory: a memory cgroup counts them; without one, nothing would,
+            // so they are bounded by the run's memory limit.
+            bytes: if sb.memory_cgroup_active() {
+                sb.policy.disk_bytes
+            } else {
+                sb.policy.disk_bytes.min(limits.memory_bytes)
+            },
+            files: sb.policy.disk_files,
+            owner: run_as.map_or((procs::uid(), procs::gid()), |ids| (ids.uid, ids.gid)),
+            home: folder.home.clone(),
+            pristine: match place {
+                WorkingFolder::InCopy(copy) if cmd.pristine => Some(copy.clone()),
+                WorkingFolder::InCopy(_) | WorkingFolder::Outside | WorkingFolder::Escapes(_) => None,
+            },
+            unprivileged: !procs::is_root(),
+        });
+        let steps = root::plan(&access, &sb.accounts, tmpfs.as_ref());
         let steps = root::encode(&steps).map_err(os("planning the run's root"))?;
         // What the box shows in place of the machine's files is what the ruleset grants.
         access.read_files.extend(sb.accounts.iter().map(|(source, _)| source.clone()));

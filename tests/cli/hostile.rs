@@ -79,6 +79,9 @@ const CORPUS: &[Case] = &[
         needs: &[LayerName::DiskQuota],
         ..case("disk-filler", &[Verdict::NotRun])
     },
+    // Fills its HOME and /tmp: a tmpfs of the run's own, bounded by the quota (or, first, by the
+    // memory cgroup that counts its pages); without one they would be the scratch disk's.
+    Case { needs: &[LayerName::PristineRuns], ..case("home-filler", &[Verdict::Accepted, Verdict::MemoryLimit]) },
     Case { build: BuildVerdict::BuildFailed, ..case("src-link", &[Verdict::NotRun]) },
     Case { build: BuildVerdict::BuildTimeout, ..case("build-never-ends", &[Verdict::NotRun]) },
     case("build-daemon", &[Verdict::Accepted]),
@@ -88,6 +91,10 @@ const CORPUS: &[Case] = &[
     case("sparse-write", &[Verdict::Accepted]),
     Case { build: BuildVerdict::BuildFailed, ..case("sparse-submission", &[Verdict::NotRun]) },
 ];
+
+/// Each submission's disk quota in the corpus's run: above the 256 MiB a submission may unpack
+/// to, well below the machine's memory.
+const DISK_MB: u64 = 300;
 
 /// The well-behaved submission marked in the same run.
 const VICTIM: &str = "correct";
@@ -212,12 +219,13 @@ fn the_hostile_corpus_is_contained() {
     fs::set_permissions(&socket_path, fs::Permissions::from_mode(0o777)).expect("chmod the socket");
     let victim_file = subs.join(VICTIM).join("src/BHMain.java");
     let hints = format!(
-        "home={}\nvictim={}\nport={port}\nsocket={}\n",
+        "home={}\nvictim={}\nport={port}\nsocket={}\ndisk_mb={DISK_MB}\n",
         home.display(),
         victim_file.display(),
         socket_path.display()
     );
-    let hinted = ["write-outside", "read-other-student", "connect-loopback", "unix-socket", "host-metadata"];
+    let hinted =
+        ["write-outside", "read-other-student", "connect-loopback", "unix-socket", "host-metadata", "home-filler"];
     for name in hinted {
         if subs.join(name).exists() {
             fs::write(subs.join(name).join("src/hints.txt"), &hints).expect("hints");
@@ -236,8 +244,7 @@ fn the_hostile_corpus_is_contained() {
 
     let started = Instant::now();
     let output = bhgrade()
-        // Above the 256 MiB a submission may unpack to, well below the machine's memory.
-        .args(["mark", "--jobs", "2", "--isolation", "auto", "--disk-mb", "300", "--suite"])
+        .args(["mark", "--jobs", "2", "--isolation", "auto", "--disk-mb", &DISK_MB.to_string(), "--suite"])
         .arg(&suite)
         .arg("--out")
         .arg(&out)
@@ -430,15 +437,18 @@ pub(crate) fn sysv_objects() -> Vec<String> {
         .collect()
 }
 
-/// `disk-filler` fills the disk under its copy beside `correct`, on a scratch file system of
-/// 256 MiB with 64 MiB per submission: it fills its own and fails its build alone; `correct`
-/// gets full marks and the marking exits 0. Needs root (to mount).
+/// `disk-filler` fills the disk under its copy, and `home-filler` its HOME and /tmp, beside
+/// `correct`, on a scratch file system of 256 MiB with 64 MiB per submission: each fills only its
+/// own (the first fails its build, the second writes no further than its quota); `correct` gets
+/// full marks and the marking exits 0. Needs root (to mount).
 #[test]
 fn a_student_who_fills_the_disk_fails_alone() {
-    if !Sandbox::probe(&std::env::temp_dir().join("bhgrade-quota-probe"))
-        .is_ok_and(|sb| sb.layers().iter().any(|l| l.name == LayerName::DiskQuota && l.active))
+    let needs = [LayerName::DiskQuota, LayerName::PristineRuns];
+    let layers = Sandbox::probe(&std::env::temp_dir().join("bhgrade-quota-probe")).map(|sb| sb.layers());
+    if let Some(name) =
+        needs.iter().find(|n| !layers.as_ref().is_ok_and(|l| l.iter().any(|l| l.name == **n && l.active)))
     {
-        println!("skipped: a_student_who_fills_the_disk_fails_alone: no disk quota here (needs root)");
+        println!("skipped: a_student_who_fills_the_disk_fails_alone: no {name} here (needs root)");
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -451,7 +461,10 @@ fn a_student_who_fills_the_disk_fails_alone() {
     };
     assert_eq!(mounted, 0, "mount a small tmpfs: {}", std::io::Error::last_os_error());
     let class = tmp.path().join("class");
-    copy_tree(&repo().join("fixtures/hostile/disk-filler"), &class.join("disk-filler"));
+    for case in ["disk-filler", "home-filler"] {
+        copy_tree(&repo().join("fixtures/hostile").join(case), &class.join(case));
+    }
+    fs::write(class.join("home-filler/src/hints.txt"), "disk_mb=64\n").expect("hints");
     copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &class.join(VICTIM));
     let out = tmp.path().join("out");
     let output = bhgrade()
@@ -477,6 +490,8 @@ fn a_student_who_fills_the_disk_fails_alone() {
     assert_eq!(victim["score"], victim["max_score"], "{stderr}");
     let filler = report("disk-filler");
     assert_eq!(typed(&filler["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{filler:#}");
+    let home_filler = report("home-filler");
+    assert_eq!(verdicts(&home_filler)[0].1, Some(Verdict::Accepted), "{home_filler:#}");
     assert_eq!(left, 0, "scratch left on the small file system");
 }
 
