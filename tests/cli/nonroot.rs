@@ -84,8 +84,11 @@ fn nobody_gets_the_right_verdicts() {
 /// The containment layers hold for an ordinary user's marking too (as `nobody`, through
 /// `setpriv`): `terminal-inject`, `keyring-read` (with a key of the marker's own in the session
 /// keyring bhgrade starts in) and `ipc-exchange` (with another user's segment to find) answer
-/// `0`, every attempt refused, beside `correct`; no SysV object outlives the marking. Needs root
-/// (to become `nobody`), `setpriv` and perl.
+/// `0`, every attempt refused, beside `correct`; no SysV object outlives the marking. So do the
+/// cases only a root of the run's own stops (`unix-socket`, `host-metadata`, `host-view`) and
+/// `home-filler` (its HOME and /tmp in a tmpfs of the run's own, 64 MiB here): the box is built
+/// inside the user namespace, and every report says so. Needs root (to become `nobody`),
+/// `setpriv` and perl.
 #[test]
 fn nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc() {
     let Some(setpriv) = setpriv_as_root("nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc") else {
@@ -95,10 +98,12 @@ fn nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc() {
     let tmp = open_folder();
     let base = tmp.path();
     copy_tree(&repo().join("fixtures/suites/hostile"), &base.join("suite"));
-    let cases = ["terminal-inject", "keyring-read", "ipc-exchange"];
+    let cases =
+        ["terminal-inject", "keyring-read", "ipc-exchange", "unix-socket", "host-metadata", "host-view", "home-filler"];
     for case in cases {
         copy_tree(&repo().join("fixtures/hostile").join(case), &base.join("class").join(case));
     }
+    fs::write(base.join("class/home-filler/src/hints.txt"), "disk_mb=64\n").expect("hints");
     copy_tree(&repo().join("fixtures/submissions/correct"), &base.join("class/correct"));
     let chown = std::process::Command::new("chown").args(["-R", "65534:65534"]).arg(base).status().expect("chown");
     assert!(chown.success());
@@ -110,7 +115,7 @@ fn nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc() {
     let output = std::process::Command::new(setpriv)
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "perl", "-e", with_a_key])
         .arg(&bhgrade)
-        .args(["mark", "--jobs", "2", "--suite"])
+        .args(["mark", "--jobs", "2", "--disk-mb", "64", "--suite"])
         .arg(base.join("suite"))
         .arg("--out")
         .arg(base.join("out"))
@@ -126,6 +131,10 @@ fn nobody_marking_keeps_the_hostile_cases_from_the_terminal_keys_and_ipc() {
         let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
         let test = &report["parts"][0]["tests"][0];
         assert_eq!(test["verdict"], "accepted", "{case}: {}\n{stderr}", test["first_line"]);
+        let layers = &report["environment"]["isolation"];
+        for layer in ["own root", "pristine runs"] {
+            assert!(layers.as_array().is_some_and(|l| l.iter().any(|n| n == layer)), "{case}: no {layer}: {layers}");
+        }
     }
     assert_eq!(crate::hostile::sysv_objects(), ipc_before, "a SysV object outlived the marking");
     assert_eq!(segment.read(), crate::hostile::MarkerSegment::SECRET);
