@@ -344,6 +344,11 @@ fn each_submission_runs_as_an_identity_of_its_own() {
     assert_eq!(b, [second.ids().uid, second.ids().gid]);
     assert_ne!(a[0], b[0]);
     assert!(![a[0], b[0]].contains(&RunAs::nobody().uid));
+    if sb.own_root_active() {
+        // The box's accounts name it (a JVM's `user.name` is not `?`).
+        let cmd = Command::new("/bin/sh", tmp.path()).arg("-c").arg("whoami").run_as(Some(first.ids()));
+        assert_eq!(String::from_utf8_lossy(&sb.run(&cmd, &limits()).unwrap().stdout), "student\n");
+    }
     drop(first);
     // Another submission gets one again (not the one still held; other markings on the machine
     // may hold the rest).

@@ -214,6 +214,9 @@ impl Command {
     }
 }
 
+/// The folder of the scratch root that holds the box's own accounts (`root::accounts_for`).
+const ACCOUNTS_FOLDER: &str = "box-etc";
+
 /// The probed machine: which mechanisms each run gets. Cheap to share between threads.
 #[derive(Debug)]
 pub struct Sandbox {
@@ -232,8 +235,6 @@ pub struct Sandbox {
     /// Whether each run gets a root of its own, built up from nothing (with a `/proc` of its own
     /// PID namespace), proven here.
     own_root: Result<(), String>,
-    /// The files the box shows in place of the machine's (its `/etc/passwd` and `/etc/group`).
-    accounts: Vec<(PathBuf, PathBuf)>,
     /// Whether a run may start from its copy as built and keep none of its writes (an overlay
     /// in its root), proven here.
     pristine: Result<(), String>,
@@ -306,17 +307,17 @@ impl Sandbox {
             (Ok(Some(_)), None) => Err("not asked for (Policy::identities)".to_string()),
             (Ok(None) | Err(_), _) => Err("programs run as the harness's own user".to_string()),
         };
-        let (own_root, accounts) = if policy.own_root && policy.pid_namespace {
+        let own_root = if policy.own_root && policy.pid_namespace {
             let ids = match &run_as {
                 Ok(Some(ids)) => (ids.uid, ids.gid),
                 Ok(None) | Err(_) => (procs::uid(), procs::gid()),
             };
-            match root::write_accounts(&scratch_root.join("box-etc"), ids.0, ids.1) {
-                Ok(accounts) => (root_inside::probe(&scratch_root), accounts),
-                Err(e) => (Err(format!("writing the box's accounts: {e}")), Vec::new()),
+            match root::accounts_for(&scratch_root.join(ACCOUNTS_FOLDER), ids) {
+                Ok(_) => root_inside::probe(&scratch_root),
+                Err(e) => Err(format!("writing the box's accounts: {e}")),
             }
         } else {
-            (disabled(), Vec::new())
+            disabled()
         };
         Ok(Sandbox {
             pidfd: procs::probe_pidfd(),
@@ -328,7 +329,6 @@ impl Sandbox {
                 Err(_) => Err("no root of the run's own to lay an overlay in".into()),
             },
             own_root,
-            accounts,
             seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
             keyring: procs::probe_keyring(),
             quota: if policy.disk_quota { quota::probe(&scratch_root) } else { disabled() },

@@ -195,12 +195,22 @@ pub(crate) fn encode(steps: &[(u8, PathBuf, PathBuf)]) -> io::Result<Vec<CString
     Ok(out)
 }
 
-/// The harness's own `/etc/passwd` and `/etc/group` for the box, written once into `dir`:
-/// root, `nobody` and the user programs run as, none of the machine's other accounts.
-pub(crate) fn write_accounts(dir: &Path, uid: u32, gid: u32) -> io::Result<Vec<(PathBuf, PathBuf)>> {
+/// The harness's own `/etc/passwd` and `/etc/group` for a box whose programs run as `ids`
+/// (uid, gid): root, `nobody` and that user (named `student`), none of the machine's other
+/// accounts. Written once per user into `dir/UID-GID/` (each file whole, by a rename, so a run
+/// never binds a half-written one) and shared by every run as that user.
+pub(crate) fn accounts_for(dir: &Path, ids: (u32, u32)) -> io::Result<Vec<(PathBuf, PathBuf)>> {
     use std::os::unix::fs::PermissionsExt;
-    fs::create_dir_all(dir)?;
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o755))?;
+    let (uid, gid) = ids;
+    let folder = dir.join(format!("{uid}-{gid}"));
+    let shown = |name: &str| (folder.join(name), Path::new("/etc").join(name));
+    if folder.join("group").is_file() {
+        return Ok(vec![shown("passwd"), shown("group")]);
+    }
+    for made in [dir, &folder] {
+        fs::create_dir_all(made)?;
+        fs::set_permissions(made, fs::Permissions::from_mode(0o755))?;
+    }
     let nobody = "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
     let mut passwd = format!("root:x:0:0:root:/root:/bin/sh\n{nobody}");
     let mut group = String::from("root:x:0:\nnogroup:x:65534:\n");
@@ -210,14 +220,14 @@ pub(crate) fn write_accounts(dir: &Path, uid: u32, gid: u32) -> io::Result<Vec<(
     if gid != 0 && gid != 65534 {
         group.push_str(&format!("student:x:{gid}:\n"));
     }
-    let mut shown = Vec::new();
+    // `group` last: its presence says both are whole.
     for (name, text) in [("passwd", passwd), ("group", group)] {
-        let path = dir.join(name);
-        fs::write(&path, text)?;
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o644))?;
-        shown.push((path, Path::new("/etc").join(name)));
+        let mut file = tempfile::NamedTempFile::new_in(&folder)?;
+        io::Write::write_all(&mut file, text.as_bytes())?;
+        fs::set_permissions(file.path(), fs::Permissions::from_mode(0o644))?;
+        file.persist(folder.join(name)).map_err(|e| e.error)?;
     }
-    Ok(shown)
+    Ok(vec![shown("passwd"), shown("group")])
 }
 
 /// Whether a run's writes land in a tmpfs of its own here: a root whose copy is an overlay, where

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use super::child::{self, Exec, AFFINITY_WORDS};
 use super::io::{ExitWatch, Pump};
-use super::landlock::Ruleset;
+use super::landlock::{Access, Ruleset};
 use super::parked::{Fds, Parked};
 use super::quota;
 use super::root;
@@ -220,33 +220,7 @@ fn prepare(
     let shared = if cmd.reads_shared { sb.readable_folders() } else { Vec::new() };
     let mut access = scratch::access(&sb.policy, cmd, folder, place, shared, inputs);
     let (root, cwd) = if sb.own_root_active() {
-        let tmpfs = sb.pristine.is_ok().then(|| root::RunTmpfs {
-            at: folder.upper.clone(),
-            // Its pages are memory: a memory cgroup counts them; without one, nothing would,
-            // so they are bounded by the run's memory limit.
-            bytes: if sb.memory_cgroup_active() {
-                sb.policy.disk_bytes
-            } else {
-                sb.policy.disk_bytes.min(limits.memory_bytes)
-            },
-            files: sb.policy.disk_files,
-            owner: run_as.map_or((procs::uid(), procs::gid()), |ids| (ids.uid, ids.gid)),
-            home: folder.home.clone(),
-            pristine: match place {
-                WorkingFolder::InCopy(copy) if cmd.pristine => Some(copy.clone()),
-                WorkingFolder::InCopy(_) | WorkingFolder::Outside | WorkingFolder::Escapes(_) => None,
-            },
-            unprivileged: !procs::is_root(),
-        });
-        let steps = root::plan(&access, &sb.accounts, tmpfs.as_ref());
-        let steps = root::encode(&steps).map_err(os("planning the run's root"))?;
-        // What the box shows in place of the machine's files is what the ruleset grants.
-        access.read_files.extend(sb.accounts.iter().map(|(source, _)| source.clone()));
-        let folder = std::ffi::CString::new(folder.root.as_os_str().as_encoded_bytes())
-            .map_err(|_| SandboxError::Setup("a NUL byte in the scratch folder's path".into()))?;
-        // The box holds the copy at its real path: the working folder as it resolves now.
-        let cwd = cmd.cwd.canonicalize().unwrap_or_else(|_| cmd.cwd.clone());
-        (std::iter::once(folder).chain(steps).collect(), cwd)
+        own_root(sb, cmd, limits, folder, place, &mut access)?
     } else {
         (Vec::new(), cmd.cwd.clone())
     };
@@ -267,6 +241,50 @@ fn prepare(
     let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
     let exec = Exec::new(&plan, affinity).map_err(spawn_err)?;
     Ok((exec, cpuset, ruleset))
+}
+
+/// The run's root (`root.rs`) for its init to build: its folder, then its steps; and the
+/// working folder as the box shows it. Adds to `access` the files the box shows in place of the
+/// machine's (its accounts), so the ruleset grants what the box holds.
+fn own_root(
+    sb: &Sandbox,
+    cmd: &Command,
+    limits: &Limits,
+    folder: &RunFolder,
+    place: &WorkingFolder,
+    access: &mut Access,
+) -> Result<(Vec<std::ffi::CString>, std::path::PathBuf), SandboxError> {
+    let run_as = sb.user_of(cmd);
+    let owner = run_as.map_or((procs::uid(), procs::gid()), |ids| (ids.uid, ids.gid));
+    let tmpfs = sb.pristine.is_ok().then(|| root::RunTmpfs {
+        at: folder.upper.clone(),
+        // Its pages are memory: a memory cgroup counts them; without one, nothing would,
+        // so they are bounded by the run's memory limit.
+        bytes: if sb.memory_cgroup_active() {
+            sb.policy.disk_bytes
+        } else {
+            sb.policy.disk_bytes.min(limits.memory_bytes)
+        },
+        files: sb.policy.disk_files,
+        owner,
+        home: folder.home.clone(),
+        pristine: match place {
+            WorkingFolder::InCopy(copy) if cmd.pristine => Some(copy.clone()),
+            WorkingFolder::InCopy(_) | WorkingFolder::Outside | WorkingFolder::Escapes(_) => None,
+        },
+        unprivileged: !procs::is_root(),
+    });
+    let accounts = root::accounts_for(&sb.scratch_root.join(super::ACCOUNTS_FOLDER), owner)
+        .map_err(|source| SandboxError::Scratch { path: sb.scratch_root.clone(), source })?;
+    let steps = root::plan(access, &accounts, tmpfs.as_ref());
+    let steps = root::encode(&steps).map_err(os("planning the run's root"))?;
+    // What the box shows in place of the machine's files is what the ruleset grants.
+    access.read_files.extend(accounts.iter().map(|(source, _)| source.clone()));
+    let folder = std::ffi::CString::new(folder.root.as_os_str().as_encoded_bytes())
+        .map_err(|_| SandboxError::Setup("a NUL byte in the scratch folder's path".into()))?;
+    // The box holds the copy at its real path: the working folder as it resolves now.
+    let cwd = cmd.cwd.canonicalize().unwrap_or_else(|_| cmd.cwd.clone());
+    Ok((std::iter::once(folder).chain(steps).collect(), cwd))
 }
 
 /// How a run ended, once nothing of it is left.
