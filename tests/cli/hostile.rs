@@ -83,6 +83,8 @@ const CORPUS: &[Case] = &[
     // memory cgroup that counts its pages); without one they would be the scratch disk's.
     Case { needs: &[LayerName::PristineRuns], ..case("home-filler", &[Verdict::Accepted, Verdict::MemoryLimit]) },
     Case { build: BuildVerdict::BuildFailed, ..case("src-link", &[Verdict::NotRun]) },
+    // One test here; marked with two by `a_run_never_finds_what_the_one_before_it_left`.
+    case("state-carry", &[Verdict::Accepted]),
     Case { build: BuildVerdict::BuildTimeout, ..case("build-never-ends", &[Verdict::NotRun]) },
     case("build-daemon", &[Verdict::Accepted]),
     Case { build: BuildVerdict::BuildFailed, ..case("archive-dotdot", &[Verdict::NotRun]) },
@@ -493,6 +495,50 @@ fn a_student_who_fills_the_disk_fails_alone() {
     let home_filler = report("home-filler");
     assert_eq!(verdicts(&home_filler)[0].1, Some(Verdict::Accepted), "{home_filler:#}");
     assert_eq!(left, 0, "scratch left on the small file system");
+}
+
+/// `state-carry` leaves work in its working folder, HOME and /tmp for the next run, marked with
+/// the hostile suite and a second test on the same layout, one run after the other: the second
+/// run finds nothing (each run starts from the copy as built), so both answer `0`.
+#[test]
+fn a_run_never_finds_what_the_one_before_it_left() {
+    let layers = Sandbox::probe(&std::env::temp_dir().join("bhgrade-pristine-probe")).map(|sb| sb.layers());
+    if !layers.is_ok_and(|l| l.iter().any(|l| l.name == LayerName::PristineRuns && l.active)) {
+        crate::skip::skipped("a_run_never_finds_what_the_one_before_it_left", "no pristine runs here");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+    let suite = tmp.path().join("suite");
+    copy_tree(&repo().join("fixtures/suites/hostile"), &suite);
+    // Another layout with no solution, so that `0` is right again.
+    let other = repo().join("suites/cs3105-p1/instances/1-1-13-4-1.txt");
+    fs::copy(other, suite.join("instances/again.txt")).expect("a second layout");
+    let again = "      - id: again\n        kind: solve\n        puzzle: instances/again.txt\n";
+    let yaml = fs::read_to_string(suite.join("suite.yaml")).expect("suite.yaml");
+    fs::write(suite.join("suite.yaml"), format!("{}\n{again}", yaml.trim_end())).expect("a second test");
+    let regen = bhgrade().args(["regen", "--suite"]).arg(&suite).timeout(Duration::from_secs(60)).output().unwrap();
+    assert!(regen.status.success(), "{}", String::from_utf8_lossy(&regen.stderr));
+    copy_tree(&repo().join("fixtures/hostile/state-carry"), &tmp.path().join("class/state-carry"));
+    let out = tmp.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--jobs", "1", "--suite"])
+        .arg(&suite)
+        .arg("--out")
+        .arg(&out)
+        .arg(tmp.path().join("class"))
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("run bhgrade mark");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let text = fs::read_to_string(out.join("students/state-carry.json")).expect("report");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let tests = &report["parts"][0]["tests"];
+    assert_eq!(tests.as_array().map(Vec::len), Some(2), "{report:#}");
+    for test in tests.as_array().into_iter().flatten() {
+        assert_eq!(test["verdict"], "accepted", "{}: {}", test["id"], test["first_line"]);
+    }
 }
 
 #[test]
