@@ -4,8 +4,9 @@
 //!
 //! Everything not named is out of reach: the suite's expected answers, other students' copies,
 //! the harness's home, `/tmp`. Where the kernel's Landlock ABI allows, the ruleset also denies
-//! every TCP bind and connect (ABI 4) and scopes signals and abstract unix sockets to the run
-//! (ABI 6), so a program cannot signal its supervisor or another run even as the same user.
+//! every TCP bind and connect (ABI 4), scopes signals and abstract unix sockets to the run
+//! (ABI 6), so a program cannot signal its supervisor or another run even as the same user, and
+//! refuses connecting to any unix socket named by path that the run did not make (ABI 9).
 
 use std::ffi::CString;
 use std::io;
@@ -29,6 +30,11 @@ const TRUNCATE: u64 = 1 << 14;
 /// An ioctl on a character or block device (ABI 5): never granted, so that no device a run
 /// may open can be driven beyond reading and writing.
 const IOCTL_DEV: u64 = 1 << 15;
+/// Connecting to (or sending to) a unix socket named by its path (ABI 9): never granted, so a
+/// run reaches no socket it did not make itself, wherever the box may leave one.
+const RESOLVE_UNIX: u64 = 1 << 16;
+/// Handled where the kernel knows them, and granted beneath no path.
+const NEVER_GRANTED: u64 = IOCTL_DEV | RESOLVE_UNIX;
 const NET_BIND_TCP: u64 = 1 << 0;
 const NET_CONNECT_TCP: u64 = 1 << 1;
 const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
@@ -96,6 +102,9 @@ fn handled_fs(abi: u32) -> u64 {
     if abi >= 5 {
         fs_rights |= IOCTL_DEV;
     }
+    if abi >= 9 {
+        fs_rights |= RESOLVE_UNIX;
+    }
     fs_rights
 }
 
@@ -139,7 +148,7 @@ impl Ruleset {
             ruleset.allow(program, READ_FILE | EXECUTE)?;
         }
         for dir in &access.write_dirs {
-            ruleset.allow(dir, fs_rights & !IOCTL_DEV)?;
+            ruleset.allow(dir, fs_rights & !NEVER_GRANTED)?;
         }
         for device in &access.devices {
             ruleset.allow(device, (READ_FILE | WRITE_FILE | TRUNCATE) & fs_rights)?;
@@ -208,7 +217,7 @@ pub(crate) unsafe fn allow_writing(fd: RawFd, path: &std::ffi::CStr) -> io::Resu
     if abi < 0 {
         return Err(io::Error::last_os_error());
     }
-    allow_in_child(fd, path, handled_fs(abi as u32) & !IOCTL_DEV)
+    allow_in_child(fd, path, handled_fs(abi as u32) & !NEVER_GRANTED)
 }
 
 unsafe fn allow_in_child(fd: RawFd, path: &std::ffi::CStr, rights: u64) -> io::Result<()> {
@@ -236,4 +245,23 @@ pub(crate) unsafe fn restrict_self(fd: RawFd) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel that governs unix sockets by path (ABI 9) has the right handled and granted
+    /// beneath no folder, as device ioctls (ABI 5); an older one is never asked for either.
+    #[test]
+    fn unix_sockets_by_path_are_handled_from_abi_9_and_never_granted() {
+        assert_eq!(handled_fs(8) & RESOLVE_UNIX, 0);
+        assert_eq!(handled_fs(9) & RESOLVE_UNIX, RESOLVE_UNIX);
+        assert_eq!(handled_fs(4) & IOCTL_DEV, 0);
+        for abi in 1..=9 {
+            let writable = handled_fs(abi) & !NEVER_GRANTED;
+            assert_eq!(writable & (RESOLVE_UNIX | IOCTL_DEV), 0, "ABI {abi}");
+            assert_eq!(writable & WRITE_FILE, WRITE_FILE, "ABI {abi}");
+        }
+    }
 }

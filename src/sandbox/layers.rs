@@ -471,7 +471,7 @@ impl Sandbox {
 
 fn landlock_detail(abi: u32) -> String {
     let mut what = format!(
-        "Landlock ABI {abi}: read-only system folders; writes only in the scratch copy and the run's home; \
+        "Landlock ABI {abi}: read-only system folders; writes only in the scratch copy, the run's home and /tmp; \
          puzzles readable one by one; expected answers and other students' work out of reach"
     );
     if abi >= 4 {
@@ -479,6 +479,13 @@ fn landlock_detail(abi: u32) -> String {
     }
     if abi >= 6 {
         what.push_str("; signals and abstract sockets confined to the run");
+    }
+    if abi >= 9 {
+        what.push_str("; unix sockets named by path reachable only when the run made them");
+    } else {
+        what.push_str(&format!(
+            "; unix sockets named by path not governed before ABI 9 (this kernel has {abi}): the run's own root              keeps them out of reach"
+        ));
     }
     what
 }
