@@ -203,7 +203,8 @@ pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits, memory_
         };
         let why = match (run.memory_source, run.memory_peak_bytes) {
             (crate::sandbox::MemorySource::Resident, Some(peak)) if peak > limits.memory_bytes => format!(
-                "killed: the resident memory of the run's processes reached {} MiB, over {ceiling}",
+                "killed: the memory the run held (its processes' resident pages and the files it wrote in memory) \
+                 reached {} MiB, over {ceiling}",
                 // Rounded up: a peak just past the limit must not read as the limit itself.
                 peak.div_ceil(1 << 20)
             ),
@@ -333,14 +334,16 @@ mod tests {
         assert_eq!(decision.verdict, Verdict::MemoryLimit);
         assert_eq!(
             decision.explanation,
-            "killed: the resident memory of the run's processes reached 70 MiB, over the memory limit of 64 MiB"
+            "killed: the memory the run held (its processes' resident pages and the files it wrote in memory) \
+             reached 70 MiB, over the memory limit of 64 MiB"
         );
         // Killed at the ceiling (the limit plus the runtime's overhead), the verdict names both.
         hog.memory_peak_bytes = Some(100 << 20);
         let at_ceiling = decide(Ok(&hog), &LIMITS, 96 << 20, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
         assert_eq!(
             at_ceiling.explanation,
-            "killed: the resident memory of the run's processes reached 100 MiB, over the memory ceiling of 96 MiB \
+            "killed: the memory the run held (its processes' resident pages and the files it wrote in memory) \
+             reached 100 MiB, over the memory ceiling of 96 MiB \
              (the limit of 64 MiB plus 32 MiB for the runtime)"
         );
         hog.memory_source = crate::sandbox::MemorySource::Cgroup;

@@ -424,3 +424,22 @@ fn walkdir_names(dir: &Path) -> Vec<String> {
     }
     names
 }
+
+/// Without a memory cgroup, what a run writes into its own tmpfs counts as its memory beside
+/// what its processes hold: 40 MiB sorted fits a 64 MiB limit, and not after 40 MiB in /tmp.
+#[test]
+fn without_a_memory_cgroup_a_runs_tmpfs_counts_as_its_memory() {
+    let (tmp, sb) = sandbox_with(Policy { use_cgroups: false, ..Policy::default() });
+    let test = "without_a_memory_cgroup_a_runs_tmpfs_counts_as_its_memory";
+    if skip_without(&sb.pristine, "pristine runs", test) {
+        return;
+    }
+    let limits = Limits { memory_bytes: 64 << 20, ..limits() };
+    let sort = "head -c 41943040 /dev/zero | sort -S 200M > /dev/null; echo sorted";
+    let run = |script: String| sb.run(&Command::new("/bin/sh", tmp.path()).arg("-c").arg(script), &limits).unwrap();
+    let alone = run(sort.to_string());
+    assert!(!alone.memory_limit_hit && alone.stdout == b"sorted\n", "{alone:?}");
+    let after_writing = run(format!("head -c 41943040 /dev/zero > /tmp/written; {sort}"));
+    assert!(after_writing.memory_limit_hit, "{after_writing:?}");
+    assert!(after_writing.memory_peak_bytes.is_some_and(|peak| peak > 64 << 20), "{after_writing:?}");
+}

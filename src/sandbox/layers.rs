@@ -428,8 +428,8 @@ impl Sandbox {
         let instead = match name {
             LayerName::CgroupMemory => format!(
                 "; instead, the resident memory of every process of the run (anonymous and shared pages, not its \
-                 virtual size) is read from /proc every {} ms ({} ms near the limit) and the run is killed once \
-                 past the limit (a JVM's reservations cost it nothing)",
+                 virtual size) and what it wrote into its own tmpfs are read every {} ms ({} ms near the limit) \
+                 and the run is killed once past the limit (a JVM's reservations cost it nothing)",
                 super::watch::MEMORY_CHECK.as_millis(),
                 super::watch::MEMORY_CHECK_NEAR.as_millis()
             ),

@@ -101,8 +101,8 @@ pub enum MemorySource {
     Cgroup,
     /// No memory cgroup: the resident memory (anonymous and shared-memory pages, shared pages
     /// split among the processes sharing them) of every process of the run, summed from /proc
-    /// every 25 ms; the run is killed once the sum is past the limit. Its peak is the largest
-    /// sum seen.
+    /// every 25 ms with the bytes the run wrote into its own tmpfs; the run is killed once the
+    /// sum is past the limit. Its peak is the largest sum seen.
     Resident,
 }
 

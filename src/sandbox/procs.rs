@@ -449,6 +449,19 @@ pub(crate) fn memory_of(pids: &[i32], proportional: bool) -> u64 {
         .sum()
 }
 
+/// The bytes in use on the tmpfs at `/<at>` in the root of process `pid`, if that is a tmpfs.
+pub(crate) fn tmpfs_bytes(pid: i32, at: &str) -> Option<u64> {
+    const TMPFS_MAGIC: u64 = 0x0102_1994;
+    let path = std::ffi::CString::new(format!("/proc/{pid}/root/{at}")).ok()?;
+    // SAFETY: zeroed statfs is a valid out-parameter; the path is NUL-terminated.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: see above.
+    if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 || st.f_type as u64 != TMPFS_MAGIC {
+        return None;
+    }
+    Some((st.f_blocks as u64).saturating_sub(st.f_bfree as u64) * st.f_bsize as u64)
+}
+
 /// The kernel's version (major, minor), from uname.
 pub(crate) fn kernel_version() -> Option<(u32, u32)> {
     // SAFETY: zeroed utsname is a valid out-parameter.

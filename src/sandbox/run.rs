@@ -132,7 +132,8 @@ fn start(
         let (pid, cgroup, sent) = parked.go(exec, &fds);
         // Only the run's processes may hold the other ends now.
         drop((stdin_read, stdout_write, stderr_write, report_write, error_write));
-        let running = Running { pid, init: sb.pidns.is_ok(), cgroup, reaped: false };
+        let own_tmpfs = sb.own_root_active() && sb.pristine.is_ok();
+        let running = Running { pid, init: sb.pidns.is_ok(), cgroup, reaped: false, own_tmpfs };
         if let Err(e) = sent {
             // A pooled supervisor that died while parked: park a fresh one.
             if retry {

@@ -25,6 +25,9 @@ pub(crate) struct Running {
     pub(crate) init: bool,
     pub(crate) cgroup: Option<RunCgroup>,
     pub(crate) reaped: bool,
+    /// The run writes into a tmpfs of its own (`root.rs`), shown at `/tmp` in its root: its
+    /// pages are the run's memory too.
+    pub(crate) own_tmpfs: bool,
 }
 
 impl Running {
@@ -42,19 +45,22 @@ impl Running {
         std::iter::once(self.pid).chain(if self.init { procs::children(self.pid) } else { Vec::new() }).collect()
     }
 
-    /// Resident memory of the program's processes (every process of the run's tree but the
-    /// supervisor and its init), without a memory cgroup: the cheap per-process counters, and
-    /// when their sum is over `limit`, the proportional figure (pages shared after a fork
-    /// counted once) that decides.
+    /// The memory the run holds without a memory cgroup to count it: the resident memory of
+    /// the program's processes (every process of the run's tree but the supervisor and its
+    /// init) and what it wrote into its own tmpfs (files no process maps are pages all the
+    /// same). Resident memory by the cheap per-process counters, and when the sum is over
+    /// `limit`, by the proportional figure (pages shared after a fork counted once) that decides.
     pub(crate) fn tree_memory(&self, limit: u64) -> u64 {
         let spared = self.spared();
         let mut pids = procs::tree(self.pid);
         pids.retain(|p| !spared.contains(p));
-        let quick = procs::memory_of(&pids, false);
+        // Seen through a program's root: the init's own is out of reach to an ordinary user.
+        let written = if self.own_tmpfs { pids.iter().find_map(|&p| procs::tmpfs_bytes(p, "tmp")) } else { None };
+        let quick = procs::memory_of(&pids, false) + written.unwrap_or(0);
         if quick <= limit {
             return quick;
         }
-        procs::memory_of(&pids, true)
+        procs::memory_of(&pids, true) + written.unwrap_or(0)
     }
 
     pub(crate) fn signal_all(&self, sig: i32) {
