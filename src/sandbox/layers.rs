@@ -385,8 +385,9 @@ impl Sandbox {
                 LayerName::OwnIdentity,
                 false,
                 false,
-                "programs run as the marker's own user (only root may switch): each run's root holds nothing of \
-                 the marker's or of another submission's to reach; as root each submission gets a uid of its own"
+                "programs run as the marker's own user (only root may switch; subordinate ids from /etc/subuid \
+                 are not used): each run's root holds nothing of the marker's or of another submission's to \
+                 reach; for a uid of its own per submission, mark as root (`sudo bhgrade mark ...`)"
                     .into(),
             ),
         }
