@@ -110,6 +110,23 @@ const MARKERS: &[&str] = &[
     "/tmp/bhgrade-hostile-symlink",
 ];
 
+/// The marker's `PATH` with a folder of their home first, holding a `java` of their own that
+/// starts the machine's (as a version manager's shim does): the folder two above that launcher is
+/// the marker's home, which a run must never be granted for it. Every case runs under it.
+fn path_through_the_markers_home(home: &Path) -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let java = std::env::split_paths(&path)
+        .map(|dir| dir.join("java"))
+        .find(|p| p.is_file())
+        .and_then(|p| p.canonicalize().ok())
+        .expect("a java on PATH");
+    let bin = home.join("bin");
+    fs::create_dir_all(&bin).expect("mkdir");
+    fs::write(bin.join("java"), format!("#!/bin/sh\nexec {} \"$@\"\n", java.display())).expect("a shim");
+    fs::set_permissions(bin.join("java"), fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).expect("PATH")
+}
+
 /// Size, mtime and (for small files) contents of every file below `dir`.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, i64, Vec<u8>)> {
     walkdir::WalkDir::new(dir)
@@ -211,6 +228,7 @@ fn the_hostile_corpus_is_contained() {
         }
     }
 
+    let path = path_through_the_markers_home(&home);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listen on loopback");
     listener.set_nonblocking(true).expect("non-blocking");
     let port = listener.local_addr().expect("address").port();
@@ -252,6 +270,7 @@ fn the_hostile_corpus_is_contained() {
         .arg(&out)
         .arg(&subs)
         .env("HOME", &home)
+        .env("PATH", &path)
         .env("TMPDIR", &scratch)
         .timeout(Duration::from_secs(300))
         .output()
