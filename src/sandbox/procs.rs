@@ -1,7 +1,8 @@
 //! Process helpers: a process id → the live members of its process group (from /proc), the
-//! signals sent to a run, the reaping of the main process (status + rusage), and the probes
-//! for a pidfd and a network namespace.
+//! signals sent to a run, the reaping of the main process (status + rusage), the probes
+//! for a pidfd and a network namespace, and a new user namespace's own ids mapped.
 
+use std::ffi::CStr;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::time::Duration;
@@ -474,4 +475,75 @@ pub(crate) fn kernel_version() -> Option<(u32, u32)> {
     let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) }.to_string_lossy().into_owned();
     let mut parts = release.split(|c: char| !c.is_ascii_digit());
     Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// In a user namespace just made: map `uid` and `gid` (the harness's own) to themselves, so
+/// that files the process makes have an owner (no supplementary groups can be set).
+///
+/// # Safety
+/// In a child that has just unshared `CLONE_NEWUSER`; plain system calls only.
+pub(crate) unsafe fn map_own_ids(uid: u32, gid: u32) -> io::Result<()> {
+    write_file(c"/proc/self/setgroups", b"deny")?;
+    write_map(c"/proc/self/uid_map", uid)?;
+    write_map(c"/proc/self/gid_map", gid)
+}
+
+/// Write "`inside` `outside` 1" to a map file of /proc/self.
+unsafe fn write_map(path: &CStr, id: u32) -> io::Result<()> {
+    let mut line = [0u8; 32];
+    let mut len = 0;
+    for _ in 0..2 {
+        len += format_u32(id, &mut line[len..]);
+        line[len] = b' ';
+        len += 1;
+    }
+    line[len] = b'1';
+    len += 1;
+    write_file(path, &line[..len])
+}
+
+unsafe fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+    let err = io::Error::last_os_error();
+    libc::close(fd);
+    if n != bytes.len() as isize {
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// Decimal digits of `n` into `out`; returns how many (no allocation).
+fn format_u32(mut n: u32, out: &mut [u8]) -> usize {
+    let mut digits = [0u8; 10];
+    let mut count = 0;
+    loop {
+        digits[count] = b'0' + (n % 10) as u8;
+        count += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for i in 0..count {
+        out[i] = digits[count - 1 - i];
+    }
+    count
+}
+
+#[cfg(test)]
+mod id_map_tests {
+    use super::*;
+
+    #[test]
+    fn decimal_without_allocation() {
+        let mut out = [0u8; 10];
+        let n = format_u32(65534, &mut out);
+        assert_eq!(&out[..n], b"65534");
+        let n = format_u32(0, &mut out);
+        assert_eq!(&out[..n], b"0");
+    }
 }

@@ -364,7 +364,7 @@ pub(crate) fn probe_steps(
             }
             // As a run's supervisor does: in a user namespace, the harness's own ids mapped, or
             // nothing made in the root would have an owner.
-            if flags & libc::CLONE_NEWUSER != 0 && super::supervisor::map_own_ids(ids.0, ids.1).is_err() {
+            if flags & libc::CLONE_NEWUSER != 0 && super::procs::map_own_ids(ids.0, ids.1).is_err() {
                 return 106;
             }
             let init = super::procs::in_child(|| match build(&root, &pointers) {

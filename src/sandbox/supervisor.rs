@@ -102,52 +102,6 @@ fn check(r: libc::c_int) -> io::Result<()> {
     }
 }
 
-/// Write "`inside` `outside` 1" to a map file of /proc/self.
-unsafe fn write_map(path: &CStr, id: u32) -> io::Result<()> {
-    let mut line = [0u8; 32];
-    let mut len = 0;
-    for _ in 0..2 {
-        len += format_u32(id, &mut line[len..]);
-        line[len] = b' ';
-        len += 1;
-    }
-    line[len] = b'1';
-    len += 1;
-    write_file(path, &line[..len])
-}
-
-unsafe fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
-    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let n = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
-    let err = io::Error::last_os_error();
-    libc::close(fd);
-    if n != bytes.len() as isize {
-        return Err(err);
-    }
-    Ok(())
-}
-
-/// Decimal digits of `n` into `out`; returns how many (no allocation).
-fn format_u32(mut n: u32, out: &mut [u8]) -> usize {
-    let mut digits = [0u8; 10];
-    let mut count = 0;
-    loop {
-        digits[count] = b'0' + (n % 10) as u8;
-        count += 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for i in 0..count {
-        out[i] = digits[count - 1 - i];
-    }
-    count
-}
-
 /// Close every fd except those in `keep` (sorted ascending).
 pub(crate) unsafe fn close_all_but(keep: &[RawFd]) {
     let mut from: libc::c_uint = 0;
@@ -180,17 +134,6 @@ unsafe fn set_signal_mask(how: libc::c_int, set: &libc::sigset_t, old: Option<&m
     libc::sigprocmask(how, set, old_ptr);
 }
 
-/// In a user namespace just made: map `uid` and `gid` (the harness's own) to themselves, so
-/// that files the process makes have an owner (no supplementary groups can be set).
-///
-/// # Safety
-/// In a child that has just unshared `CLONE_NEWUSER`; plain system calls only.
-pub(crate) unsafe fn map_own_ids(uid: u32, gid: u32) -> io::Result<()> {
-    write_file(c"/proc/self/setgroups", b"deny")?;
-    write_map(c"/proc/self/uid_map", uid)?;
-    write_map(c"/proc/self/gid_map", gid)
-}
-
 /// The part of the split that can be done before the run is known (by a parked supervisor):
 /// die with the harness, unshare the namespaces, become a subreaper without a PID namespace,
 /// and block every signal (so that a signal to the run's process group, such as the wall
@@ -207,7 +150,7 @@ pub(crate) unsafe fn prepare(plan: &SplitSpec) -> io::Result<libc::sigset_t> {
     if plan.unshare != 0 {
         check(libc::unshare(plan.unshare))?;
         if let Some((uid, gid)) = plan.map_ids {
-            map_own_ids(uid, gid)?;
+            super::procs::map_own_ids(uid, gid)?;
         }
     }
     if !plan.pid_namespace() {
@@ -420,18 +363,4 @@ unsafe fn exit_like(status: i32) -> ! {
         libc::_exit(128 + sig);
     }
     libc::_exit(libc::WEXITSTATUS(status))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decimal_without_allocation() {
-        let mut out = [0u8; 10];
-        let n = format_u32(65534, &mut out);
-        assert_eq!(&out[..n], b"65534");
-        let n = format_u32(0, &mut out);
-        assert_eq!(&out[..n], b"0");
-    }
 }
