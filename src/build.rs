@@ -6,7 +6,7 @@
 //! `build.sh`, failing or hanging build) is a [`BuildVerdict`]; only a failure of the harness
 //! (I/O on the scratch folder, the sandbox) is a [`BuildError`].
 //!
-//! The submissions folder becomes [`Submission`]s by [`intake`]: every
+//! The submissions folder becomes [`Submission`]s by [`intake()`]: every
 //! entry is a student except junk, and names never collide.
 //!
 //! Locating the source folder (`srcdir`, `src` in this course) follows stacscheck — the
@@ -73,7 +73,7 @@ const LOG_TAIL_BYTES: usize = 4096;
 /// One student's entry in the submissions folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Submission {
-    /// Printable and unique in the class, ignoring case (see [`intake`]).
+    /// Printable and unique in the class, ignoring case (see [`intake()`]).
     pub name: String,
     /// A folder, an archive, or any other entry (whose build then fails, saying what it is).
     pub path: PathBuf,

@@ -17,7 +17,7 @@
 //! Output of [`check`]: the [`Difference`]s between the folder and what [`regenerate`] would make
 //! of it, each naming its test; none means the suite is up to date.
 //!
-//! [`verify`] (in `verify`): an up-to-date folder → every solve test's stored answer confirmed
+//! [`verify()`] (in `verify`): an up-to-date folder → every solve test's stored answer confirmed
 //! or refuted by the game's second oracle.
 
 mod verify;

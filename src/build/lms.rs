@@ -8,7 +8,7 @@
 //! - Moodle's "Download all submissions" (as folders): one folder per student and plugin,
 //!   `Full Name_PARTICIPANTID_assignsubmission_file_` (or `_onlinetext_`).
 //!
-//! Any other name is not an LMS's, and the entry is named by itself (see [`super::intake`]).
+//! Any other name is not an LMS's, and the entry is named by itself (see [`super::intake()`]).
 
 use serde::{Deserialize, Serialize};
 

@@ -16,7 +16,8 @@ use crate::verdict::{Judge, Judged, RefereeError};
 
 use super::{Part, PartTally, Plan, PlannedTest, Run, Word};
 
-/// The plan of marking `suite`'s tests (all of them, or what [`Suite::restrict`] left).
+/// The plan of marking `suite`'s tests (all of them, or those the selection of `--only` and
+/// `--shard` left in it).
 pub fn from_suite(suite: &Suite) -> Plan<'_> {
     let mut runs: Vec<Run> = Vec::new();
     let mut tests = Vec::new();

@@ -5,7 +5,7 @@
 //! stacscheck tree without its expected outputs), the distinct program runs (command, standard
 //! input, environment, limits, which runs must wait for which, which tests guard them), and the
 //! tests: each names its run, its part and weight, the [`Judge`] of its answer and the report it
-//! starts from. [`from_suite`] and [`from_tree`] make one; nothing downstream knows which.
+//! starts from. [`from_suite()`] and [`from_tree()`] make one; nothing downstream knows which.
 
 mod from_suite;
 mod from_tree;

@@ -124,7 +124,7 @@ pub struct TestReport {
     #[serde(default)]
     pub reference_nodes: Option<u64>,
     /// The name a hidden test is shown by to students, when its suite gives one (else a
-    /// neutral `PART hidden N`, see [`super::feedback::redact`]).
+    /// neutral `PART hidden N`, see `report::feedback::redact`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_name: Option<String>,
 }

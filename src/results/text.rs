@@ -230,7 +230,7 @@ pub fn fence(text: &str, info: &str) -> String {
 /// start emphasis; `&` before what could be an entity; `\` before punctuation or at the end,
 /// where it would escape what follows; and at the start, `-` `+` `=` `>` and `1.`/`1)`, which
 /// would start a list, heading or quote where the text starts a list item. Line breaks and
-/// control characters are shown as in [`push_visible`].
+/// control characters are shown as in `push_visible`.
 pub fn table_cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     push_text(&mut out, text, true);

@@ -122,7 +122,7 @@ pub struct Policy {
 
 /// Where a JDK, a shell and their libraries live on the usual Linux systems. Not `/dev`: a
 /// program gets only [`DEVICES`] of it, never a terminal (`/dev/tty`, `/dev/pts`), `/dev/shm` or
-/// `/dev/mqueue`. Not `/etc` as a whole: only [`ETC_ENTRIES`] of it. `/sys` only where a run has
+/// `/dev/mqueue`. Not `/etc` as a whole: only `ETC_ENTRIES` of it. `/sys` only where a run has
 /// no root of its own (a JVM reads its cgroup there).
 pub const SYSTEM_FOLDERS: &[&str] =
     &["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/opt", "/proc", "/sys"];

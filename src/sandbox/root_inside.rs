@@ -1,4 +1,4 @@
-//! The run's root, built inside its init: the [`Step`]s that `root.rs` planned (as C strings)
+//! The run's root, built inside its init: the steps that `root.rs` planned (as C strings)
 //! → a mount namespace whose `/` is a fresh, read-only tmpfs holding only those steps' mounts
 //! and a `/proc` of the run's own PID namespace, the marker's whole file system detached.
 //!

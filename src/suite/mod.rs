@@ -1,7 +1,7 @@
 //! Suites: a folder with `suite.yaml` (written by the course organiser) and `expected.json`
 //! (written by `bhgrade regen` from the reference) → a verified [`Suite`].
 //!
-//! Read in two stages, as ripgrep reads its arguments: [`raw`] is the file as written; then
+//! Read in two stages, as ripgrep reads its arguments: `raw` is the file as written; then
 //! [`SuiteDefinition`] has every path resolved and read, every limit defaulted and every name
 //! checked; then [`SuiteDefinition::verify`] validates the suite as a whole (every derived
 //! solution present, no two tests identical), asks the reference for every check test's answer
@@ -259,7 +259,7 @@ impl SuiteDefinition {
     }
 
     /// Validates the suite and confirms every stored expectation with the reference (a solve
-    /// test's stored answer by a linear check when it can be: see [`trusted`]).
+    /// test's stored answer by a linear check when it can be: see `trusted`).
     pub fn verify(self) -> Result<Suite, SuiteError> {
         self.validate()?;
         let stored = ExpectedFile::read(&self.dir)?;

@@ -6,12 +6,12 @@
 //!
 //! Every rule starts from the reference solver's plain solution of the layout, or, where the
 //! layout has none and the test (or the rule) plays with grace, from its grace solution. The
-//! edits live in [`edit`]: an illegal move is *inserted* before a move at the middle of the
+//! edits live in `edit`: an illegal move is *inserted* before a move at the middle of the
 //! solution where it can be (scanning on from there, then from the start), and every move after
 //! it is kept, so a checker that only looks at the first moves is not let off, and one that
 //! skips an illegal move and carries on finds a winning solution and says `true`. Each result
 //! is replayed through the reference checker ([`check`]) and must give the rule's promised
-//! [`Finding`] ([`Rule::promised`]); a rule that cannot produce it on a layout is an error naming
+//! [`Finding`] (`Rule::promised`); a rule that cannot produce it on a layout is an error naming
 //! the rule, never a silently different test.
 
 mod edit;

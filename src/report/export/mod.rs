@@ -1,5 +1,7 @@
-//! Exports: reports → the files other tools read. Each reads the same [`StudentReport`] /
-//! [`ClassReport`] every reporter reads; none knows how marking happened.
+//! Exports: reports → the files other tools read. Each reads the same
+//! [`StudentReport`](crate::results::model::StudentReport) /
+//! [`ClassReport`](crate::results::model::ClassReport) every reporter reads; none knows how
+//! marking happened.
 //!
 //! - [`gradescope`]: a student → Gradescope's autograder `results.json`;
 //! - [`junit`]: a class → JUnit XML (CI servers, test dashboards);

@@ -86,7 +86,8 @@ impl KeyLayout {
         Self::with_prefixes(pile_ranks, &prefix, prefixes, ranks)
     }
 
-    /// [`Self::new`] with the piles' bottom runs already numbered by
+    /// The layout for piles with these ranks (bottom first) in a deck of `ranks` ranks, with the
+    /// piles' bottom runs already numbered by
     /// [`super::state::prefix_ids`] (`prefixes` ids in all): a remnant's class is that of its
     /// run, so finding it costs one lookup, not a search of the earlier piles.
     pub fn with_prefixes(pile_ranks: &[Vec<u32>], prefix: &[Vec<u32>], prefixes: usize, ranks: u32) -> Self {

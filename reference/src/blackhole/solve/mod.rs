@@ -12,7 +12,7 @@
 //! allow). A Black Hole search still going after [`ARC_TEST_AFTER`] nodes tries a deeper test
 //! once at its root (`arcs`: small games on arcs of ranks). A run that stalls starts again
 //! from the root with its ties of move order broken another way, keeping the memo
-//! ([`RESTART_UNIT`]). Every rule has its soundness
+//! (`RESTART_UNIT`). Every rule has its soundness
 //! argument on its own function and a test against exhaustive search. The search is complete
 //! for generalised decks: any ranks, suits and piles, uneven or empty piles, any hole card,
 //! partial decks.
@@ -72,7 +72,7 @@ fn solve_restarting(puzzle: &Puzzle, game: Game, budget: &Budget, unit: u64) -> 
 }
 
 /// A Black Hole search still going after this many nodes is paused for the arc-projection
-/// test at its root ([`arcs`]), which settles some of the hardest deals at once.
+/// test at its root (`arcs`), which settles some of the hardest deals at once.
 pub const ARC_TEST_AFTER: u64 = 150_000;
 
 /// The most states the arc-projection test may look at in all its games (about 0.13 s), and in
