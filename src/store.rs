@@ -112,14 +112,14 @@ impl ResultStore {
             &config.srcdir,
             &config.script,
             &config.command.join("\0"),
-            &limits_text(&config.limits),
+            &config.limits.digest_text(),
         ])
     }
 
     /// The key of one run of a built submission: `identity` is what the plan says determines
     /// the run (the launch command, the command word, a digest of its input, ...).
     pub fn run_key(build: &Key, identity: &[String], limits: &Limits) -> Key {
-        let limits = limits_text(limits);
+        let limits = limits.digest_text();
         let parts: Vec<&str> = std::iter::once(build.0.as_str())
             .chain(identity.iter().map(String::as_str))
             .chain([limits.as_str()])
@@ -177,10 +177,6 @@ impl ResultStore {
         let sealed = Sealed { key: key.0.clone(), digest, value };
         write_atomically(&path, &serde_json::to_vec(&sealed).map_err(std::io::Error::other)?)
     }
-}
-
-fn limits_text(limits: &Limits) -> String {
-    format!("{:?}/{:?}/{}/{}", limits.wall, limits.cpu, limits.memory_bytes, limits.output_bytes)
 }
 
 /// The digest a stored result carries: of its key and its content as serialised.

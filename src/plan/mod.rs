@@ -232,7 +232,7 @@ impl Plan<'_> {
         }
         for test in &self.tests {
             let limits = &self.runs[test.run].limits;
-            add(&format!("test {} {} {} {limits:?}", test.blank.id, test.part, test.weight));
+            add(&format!("test {} {} {} {}", test.blank.id, test.part, test.weight, limits.digest_text()));
             add(&self.runs[test.run].identity.join("\0"));
             add(&test.blank.expected);
             add(&test.blank.expected_detail);

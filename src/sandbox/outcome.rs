@@ -26,6 +26,21 @@ pub struct Limits {
     pub output_bytes: usize,
 }
 
+impl Limits {
+    /// The limits as text for a digest (the plan's, the store's keys): every field by name, in
+    /// whole units, so that no change to a type's `Debug` or to the fields' order can change a
+    /// digest unnoticed; pinned by a test.
+    pub fn digest_text(&self) -> String {
+        format!(
+            "wall_ns={} cpu_ns={} memory_bytes={} output_bytes={}",
+            self.wall.as_nanos(),
+            self.cpu.as_nanos(),
+            self.memory_bytes,
+            self.output_bytes
+        )
+    }
+}
+
 /// How the main process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -177,4 +192,25 @@ pub enum SandboxError {
     /// program's status ({exit}): the run is done again, and never counted against the student.
     #[error("the run's supervisor was killed from outside ({exit}) before it could report")]
     SupervisorLost { exit: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A change here changes every stored result's key and every suite digest in reports: make
+    /// it only on purpose.
+    #[test]
+    fn the_digest_text_of_limits_is_pinned() {
+        let limits = Limits {
+            wall: Duration::from_millis(2500),
+            cpu: Duration::from_secs(2),
+            memory_bytes: 256 << 20,
+            output_bytes: 64 << 10,
+        };
+        assert_eq!(
+            limits.digest_text(),
+            "wall_ns=2500000000 cpu_ns=2000000000 memory_bytes=268435456 output_bytes=65536"
+        );
+    }
 }
