@@ -457,12 +457,7 @@ fn tree_plan(testdir: &Path, suite_dir: &Path) -> Result<plan::Plan<'static>, Cl
     }
     let timeout = tree.config.timeout;
     // The tree's `timeout` becomes the CPU limit; wall-clock time is the usual backstop.
-    let limits = bhgrade::sandbox::Limits {
-        wall: suite::wall_backstop(timeout),
-        cpu: timeout,
-        memory_bytes: 1 << 30,
-        output_bytes: 1 << 20,
-    };
+    let limits = suite::limits_for_cpu(timeout);
     let launch = launch_of(suite_dir)?;
     plan::from_tree(&tree, limits, &launch)
         .map_err(|e| CliError::Harness(format!("{}: cannot list the tree: {e}", tree.root.display())))

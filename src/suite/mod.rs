@@ -36,8 +36,8 @@ pub use expected::{ExpectedFile, StoredAnswer};
 pub use launch::Launch;
 pub use raw::Pos;
 pub use resolve::{
-    digest, load_definition, outline, read_inside, same_modulo_line_endings, unix_line_endings, wall_backstop,
-    FileRefusal, Outline, MAX_SUITE_FILE,
+    digest, limits_for_cpu, load_definition, outline, read_inside, same_modulo_line_endings, unix_line_endings,
+    wall_backstop, FileRefusal, Outline, MAX_SUITE_FILE,
 };
 
 use crate::sandbox::Limits;

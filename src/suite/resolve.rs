@@ -22,12 +22,13 @@ use crate::sandbox::Limits;
 
 /// Defaults for a test run: generous for a JVM, small enough that a class finishes. The time
 /// verdict is CPU time; wall-clock time is only a backstop for programs that sleep or block.
-const TEST_DEFAULTS: Limits = Limits {
-    wall: wall_backstop(Duration::from_secs(10)),
-    cpu: Duration::from_secs(10),
-    memory_bytes: 1024 << 20,
-    output_bytes: 1 << 20,
-};
+const TEST_DEFAULTS: Limits = limits_for_cpu(Duration::from_secs(10));
+
+/// A test run's limits where only its CPU time is given (a suite's default, a stacscheck
+/// tree's `timeout`): the wall-clock backstop of that, and the default memory and output.
+pub const fn limits_for_cpu(cpu: Duration) -> Limits {
+    Limits { wall: wall_backstop(cpu), cpu, memory_bytes: 1024 << 20, output_bytes: 1 << 20 }
+}
 
 /// Defaults for `build.sh`: `javac` takes one or two seconds, a slow machine more.
 pub(super) const BUILD_DEFAULTS: Limits = Limits {
