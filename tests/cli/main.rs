@@ -15,6 +15,7 @@ mod mark;
 mod merge;
 mod nonroot;
 mod outputs;
+mod own_writes;
 mod reports;
 mod scale;
 mod signals;
