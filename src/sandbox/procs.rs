@@ -450,10 +450,11 @@ pub(crate) fn memory_of(pids: &[i32], proportional: bool) -> u64 {
         .sum()
 }
 
-/// The bytes in use on the tmpfs at `/<at>` in the root of process `pid`, if that is a tmpfs.
+/// The bytes in use on the tmpfs at `at` (absolute) in the root of process `pid`, if that is a
+/// tmpfs.
 pub(crate) fn tmpfs_bytes(pid: i32, at: &str) -> Option<u64> {
     const TMPFS_MAGIC: u64 = 0x0102_1994;
-    let path = std::ffi::CString::new(format!("/proc/{pid}/root/{at}")).ok()?;
+    let path = std::ffi::CString::new(format!("/proc/{pid}/root{at}")).ok()?;
     // SAFETY: zeroed statfs is a valid out-parameter; the path is NUL-terminated.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: see above.

@@ -14,7 +14,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::landlock::Access;
-use super::root_inside::{DEVICE, LINK, OVERLAY, PROC, READ_DIR, READ_FILE, RUN_DIR, UPPER, WRITE_DIR};
+use super::root_inside::{
+    DEVICE, LINK, OVERLAY, PROC, READ_DIR, READ_FILE, RUN_DIR, TMPFS_HOME, TMPFS_TMP, UPPER, WRITE_DIR,
+};
 
 /// Links every box has in `/dev`, as a system's `/dev` has them (`bash`'s `<(...)` uses `/dev/fd`).
 const DEV_LINKS: &[(&str, &str)] = &[
@@ -56,7 +58,7 @@ pub(crate) struct RunTmpfs {
 }
 
 /// Where the box shows the run tmpfs's `tmp/`.
-const PRIVATE_TMP: &str = "/tmp";
+pub(crate) const PRIVATE_TMP: &str = "/tmp";
 
 /// The root's steps for `access` (see the module documentation), with `shown_as`: files of
 /// the harness's shown at another path in the box (its own `/etc/passwd`), and `tmpfs`: the
@@ -95,7 +97,7 @@ pub(crate) fn plan(
             Some(t) if t.pristine.as_ref() == Some(dir) => {
                 Step { kind: OVERLAY, target: dir.clone(), source: overlay_options(t, dir).into() }
             }
-            Some(t) if t.home == *dir => Step { kind: RUN_DIR, target: dir.clone(), source: "/home".into() },
+            Some(t) if t.home == *dir => Step { kind: RUN_DIR, target: dir.clone(), source: TMPFS_HOME.into() },
             Some(_) | None => match shown(dir, WRITE_DIR) {
                 Some(step) => step,
                 None => continue,
@@ -104,7 +106,7 @@ pub(crate) fn plan(
         steps.push(step);
     }
     if tmpfs.is_some() {
-        steps.push(Step { kind: RUN_DIR, target: PRIVATE_TMP.into(), source: "/tmp".into() });
+        steps.push(Step { kind: RUN_DIR, target: PRIVATE_TMP.into(), source: TMPFS_TMP.into() });
     }
     for device in &access.devices {
         steps.extend(shown(device, DEVICE));

@@ -31,8 +31,12 @@ pub(crate) const DIR: u8 = b'd';
 pub(crate) const UPPER: u8 = b'u';
 /// An overlay of the machine's folder at the same path in the root, over the last `UPPER`.
 pub(crate) const OVERLAY: u8 = b'o';
-/// A folder of the last `UPPER` (its source names it: `/home` or `/tmp`), writable in the root.
+/// A folder of the last `UPPER` (its source names it: [`TMPFS_HOME`] or [`TMPFS_TMP`]),
+/// writable in the root.
 pub(crate) const RUN_DIR: u8 = b'h';
+/// The folders of a run's tmpfs for its `HOME` and its `/tmp` (beside `u/` and `w/`).
+pub(crate) const TMPFS_HOME: &str = "/home";
+pub(crate) const TMPFS_TMP: &str = "/tmp";
 
 /// Room for the new root's path joined with one step's target.
 const PATH_ROOM: usize = 8192;
@@ -154,9 +158,12 @@ unsafe fn upper(at: &[u8], options: *const libc::c_char) -> libc::c_int {
     if libc::stat(path.as_ptr().cast(), &mut st) != 0 {
         return -1;
     }
-    for (sub, owned, mode) in
-        [(&b"/u"[..], false, 0o755), (b"/w", false, 0o755), (b"/home", true, 0o755), (b"/tmp", true, 0o1777)]
-    {
+    for (sub, owned, mode) in [
+        (&b"/u"[..], false, 0o755),
+        (b"/w", false, 0o755),
+        (TMPFS_HOME.as_bytes(), true, 0o755),
+        (TMPFS_TMP.as_bytes(), true, 0o1777),
+    ] {
         let mut folder = [0u8; PATH_ROOM];
         if join(&path[..len], sub, &mut folder).is_none() || libc::mkdir(folder.as_ptr().cast(), 0o755) != 0 {
             return -1;

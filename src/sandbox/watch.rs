@@ -55,7 +55,11 @@ impl Running {
         let mut pids = procs::tree(self.pid);
         pids.retain(|p| !spared.contains(p));
         // Seen through a program's root: the init's own is out of reach to an ordinary user.
-        let written = if self.own_tmpfs { pids.iter().find_map(|&p| procs::tmpfs_bytes(p, "tmp")) } else { None };
+        let written = if self.own_tmpfs {
+            pids.iter().find_map(|&p| procs::tmpfs_bytes(p, super::root::PRIVATE_TMP))
+        } else {
+            None
+        };
         let quick = procs::memory_of(&pids, false) + written.unwrap_or(0);
         if quick <= limit {
             return quick;
