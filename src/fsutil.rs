@@ -1,4 +1,5 @@
-//! Small file-system helpers shared by the stages that write files.
+//! Small file-system helpers shared by the stages that write files, and the one non-blocking
+//! lock (`flock`) that a scratch root, a lent uid and a result store each hold.
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -30,6 +31,16 @@ pub fn make_writable(dir: &Path) {
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
             make_writable(&entry.path());
         }
+    }
+}
+
+/// An exclusive lock without waiting: `Err` (EWOULDBLOCK) when another process holds it.
+pub(crate) fn try_lock(file: &std::fs::File) -> std::io::Result<()> {
+    // SAFETY: flock(2) on a descriptor we own; no memory is passed.
+    if unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(file), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
     }
 }
 

@@ -71,16 +71,14 @@ impl ResultStore {
     /// Opens (making it if need be) the store of the output folder `out`, and locks it.
     pub fn open(out: &Path, reuse: bool) -> Result<ResultStore, StoreError> {
         use std::io::{Read, Seek, Write};
-        use std::os::fd::AsRawFd;
         let dir = out.join(STORE_DIR);
         let path = dir.join("lock");
         let io = |source| StoreError::Io { path: path.clone(), source };
         std::fs::create_dir_all(&dir).map_err(io)?;
         let mut lock =
             std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
-        // SAFETY: flock on a file descriptor we own; non-blocking, so it cannot hang.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let error = std::io::Error::last_os_error();
+        // Non-blocking, so it cannot hang.
+        if let Err(error) = crate::fsutil::try_lock(&lock) {
             if error.raw_os_error() != Some(libc::EWOULDBLOCK) {
                 return Err(io(error));
             }

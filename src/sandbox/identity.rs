@@ -130,7 +130,7 @@ fn lock(uid: u32) -> Option<File> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(Path::new(LOCK_DIR).join(uid.to_string()))
         .ok()?;
-    super::scratch::try_lock(&file).ok().map(|()| file)
+    crate::fsutil::try_lock(&file).ok().map(|()| file)
 }
 
 fn taken(first: u32, last: u32, why: &str) -> String {

@@ -23,7 +23,6 @@
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -298,7 +297,7 @@ impl ScratchRoot {
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW)
             .open(&pending)?;
-        try_lock(&lock)?;
+        crate::fsutil::try_lock(&lock)?;
         lock.write_all(OWNER_MAGIC)?;
         writeln!(lock, "pid {}", std::process::id())?;
         fs::rename(&pending, dir.path().join(OWNER_FILE))?;
@@ -372,17 +371,7 @@ fn stale_lock(root: &Path) -> Option<File> {
     if head != OWNER_MAGIC || !marker.metadata().ok()?.is_file() {
         return None;
     }
-    try_lock(&marker).ok().map(|()| marker)
-}
-
-/// An exclusive lock without waiting: `Err` (EWOULDBLOCK) when another process holds it.
-pub(crate) fn try_lock(file: &File) -> io::Result<()> {
-    // SAFETY: flock(2) on a descriptor we own; no memory is passed.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    crate::fsutil::try_lock(&marker).ok().map(|()| marker)
 }
 
 /// Remove a tree even where a program made folders unwritable or unsearchable.
