@@ -14,18 +14,27 @@ use bhgrade::verdict::Verdict;
 use crate::hostile::{verdicts, VICTIM};
 use crate::support::{bhgrade, copy_tree, repo, typed};
 
+/// Whether this machine proves every layer in `needs`; if not, `test` is skipped (a failure
+/// under `BHGRADE_NO_SKIP`) and says which is missing.
+fn has_layers(test: &str, needs: &[LayerName]) -> bool {
+    let probe = tempfile::tempdir().expect("tempdir");
+    let layers = Sandbox::probe(&probe.path().join("probe")).map(|sb| sb.layers()).unwrap_or_default();
+    match needs.iter().find(|n| !layers.iter().any(|l| l.name == **n && l.active)) {
+        Some(name) => {
+            crate::skip::skipped(test, format!("no {name} here (it needs root)"));
+            false
+        }
+        None => true,
+    }
+}
+
 /// `disk-filler` fills the disk under its copy, and `home-filler` its HOME and /tmp, beside
 /// `correct`, on a scratch file system of 256 MiB with 64 MiB per submission: each fills only its
 /// own (the first fails its build, the second writes no further than its quota); `correct` gets
 /// full marks and the marking exits 0. Needs root (to mount).
 #[test]
 fn a_student_who_fills_the_disk_fails_alone() {
-    let needs = [LayerName::DiskQuota, LayerName::PristineRuns];
-    let layers = Sandbox::probe(&std::env::temp_dir().join("bhgrade-quota-probe")).map(|sb| sb.layers());
-    if let Some(name) =
-        needs.iter().find(|n| !layers.as_ref().is_ok_and(|l| l.iter().any(|l| l.name == **n && l.active)))
-    {
-        println!("skipped: a_student_who_fills_the_disk_fails_alone: no {name} here (needs root)");
+    if !has_layers("a_student_who_fills_the_disk_fails_alone", &[LayerName::DiskQuota, LayerName::PristineRuns]) {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -77,9 +86,7 @@ fn a_student_who_fills_the_disk_fails_alone() {
 /// run finds nothing (each run starts from the copy as built), so both answer `0`.
 #[test]
 fn a_run_never_finds_what_the_one_before_it_left() {
-    let layers = Sandbox::probe(&std::env::temp_dir().join("bhgrade-pristine-probe")).map(|sb| sb.layers());
-    if !layers.is_ok_and(|l| l.iter().any(|l| l.name == LayerName::PristineRuns && l.active)) {
-        crate::skip::skipped("a_run_never_finds_what_the_one_before_it_left", "no pristine runs here");
+    if !has_layers("a_run_never_finds_what_the_one_before_it_left", &[LayerName::PristineRuns]) {
         return;
     }
     let tmp = tempfile::tempdir().expect("tempdir");
