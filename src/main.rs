@@ -10,11 +10,11 @@ use clap::Parser;
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {
-        Ok(status) => status.into(),
+        Ok(exit) => exit.into(),
         Err(error) => {
             // Errors quote paths and text a student chose.
             eprintln!("bhgrade: {}", bhgrade::results::text::terminal(&error.to_string()));
-            error.exit_status().into()
+            error.exit().into()
         }
     }
 }

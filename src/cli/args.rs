@@ -6,6 +6,8 @@ use clap::{Args, Parser, Subcommand};
 
 use bhgrade::{pipeline, report};
 
+use super::exit;
+
 pub const BUNDLED_SUITE: &str = "cs3105-p1";
 /// The suite folder `regen` works on by default: the bundled suite in a clone.
 pub const BUNDLED_SUITE_FOLDER: &str = "suites/cs3105-p1";
@@ -22,7 +24,7 @@ defines (CHECK, SOLVE, ...) on every test under time, memory and output limits, 
 the game's reference checker and solver, and writes a markdown and JSON report per student, feedback a \
 student can be handed, a class summary, a class page and gradebooks. A suite names its game; a stacscheck \
 test tree can be run instead of a suite.",
-    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\nExit status: 0 success; 1 a test failed (test); 2 bad input; 3 the harness failed;\n130 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM: finished results are kept, run the same command again to finish."
+    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\n".to_string() + &exit::help("success", Some("a check did not pass (test, stacscheck, regen --check or --verify, merge)"), true)
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -56,33 +58,25 @@ pub struct Output {
     pub color: report::ColorChoice,
 }
 
-/// The exit statuses every marking command shares, after its own 0 (and 1), for `--help`.
-macro_rules! harness_exits {
-    () => {
-        "2 bad input (the suite, the submissions, an --out among them, a roster, the arguments); 3 the harness \
-         itself failed (named in the summary); 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM: finished results \
-         are kept and what was not marked is blank in the gradebooks; run the same command again to finish."
-    };
-}
-
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Mark every submission in a folder (a folder or an archive per student).
-    #[command(after_help = concat!("With no arguments, marks the bundled sample submissions (fixtures/submissions) \
+    #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) \
 with the bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/students/<student>.md and .json, and \
 OUT/feedback/<student>.md, per student; then OUT/summary.md, OUT/grades.csv, OUT/canvas.csv, OUT/junit.xml, \
-OUT/index.html and OUT/class.json.\n\nExit status: 0 every submission was marked, whatever its marks; ", harness_exits!()))]
+OUT/index.html and OUT/class.json.\n\n".to_string() + &exit::help("every submission was marked, whatever its marks", None, true))]
     Mark(MarkArgs),
     /// Run a suite's visible tests on one submission and print its report (what a student runs).
-    #[command(after_help = concat!("Exit status: 0 every test run was accepted; 1 one was not; ", harness_exits!()))]
+    #[command(after_help = exit::help("every test run was accepted", Some("one was not"), true))]
     Test(TestArgs),
     /// Run a stacscheck test tree on one submission, with bhgrade's limits and containment.
-    #[command(after_help = concat!("Runs the tree's build, test, info and prog scripts as stacscheck does \
+    #[command(after_help = "Runs the tree's build, test, info and prog scripts as stacscheck does \
 (TESTDIR, SCRATCHDIR, .in on a pipe, its comparison rule), one test per comparison, named by its path in the \
-tree.\n\nExit status: 0 every step passed; 1 one did not; ", harness_exits!()))]
+tree.\n\n".to_string() + &exit::help("every step passed", Some("one did not"), true))]
     Stacscheck(StacscheckArgs),
     /// Combine the outputs of sharded `mark --shard K/N` runs into one summary and gradebook.
-    #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.")]
+    #[command(after_help = "Refuses outputs of different suites or bhgrade versions, and a student marked twice.\n\n".to_string()
+        + &exit::help("every student was marked in a shard", Some("some were not (listed)"), false))]
     Merge(MergeArgs),
     /// Recompute and store every test's expected answer with the reference.
     Regen(RegenArgs),
@@ -90,6 +84,7 @@ tree.\n\nExit status: 0 every step passed; 1 one did not; ", harness_exits!()))]
     #[command(subcommand)]
     Suite(SuiteCommand),
     /// Show which isolation layers this machine offers.
+    #[command(after_help = exit::help("the table was printed", None, false))]
     Doctor,
     /// Write the man pages and shell completions of bhgrade and bhref into DIR (for packaging).
     #[command(hide = true)]
@@ -266,7 +261,8 @@ pub enum SuiteCommand {
     #[command(after_help = "Writes OUT/suite.yaml, OUT/expected.json and the visible tests' puzzles and \
 solutions. Of a hidden test nothing is written but, per part, how many there are and what they are worth, \
 so `bhgrade test --suite OUT` gives every visible test the verdict and marks a marker's run gives. OUT must \
-be new or empty.\n\nExample:\n  bhgrade suite export --student suites/cs3105-p1 --out p1-student-tests")]
+be new or empty.\n\nExample:\n  bhgrade suite export --student suites/cs3105-p1 --out p1-student-tests\n\n".to_string()
+        + &exit::help("the copy was written", None, false))]
     Export(ExportArgs),
 }
 
@@ -298,9 +294,9 @@ pub struct MergeArgs {
 #[command(after_help = "Writes missing instances named after the generator (seed-cards-ranks-suits-piles.txt), \
 the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
 (the reference's search nodes). Files change only when their text does, so a second run changes nothing.\n\n\
-Exit status: 0 done (with --check: up to date; with --verify: no answer refuted or left undecided); \
-1 with --check: out of date, each difference named; with --verify: out of date, or an answer refuted or \
-undecided, each test named; 2 the suite is invalid.")]
+".to_string() + &exit::help("done (with --check: up to date; with --verify: no answer refuted or left \
+undecided)", Some("with --check: out of date, each difference named; with --verify: out of date, or an answer \
+refuted or undecided, each test named"), false))]
 pub struct RegenArgs {
     /// The suite folder.
     #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE_FOLDER)]

@@ -10,7 +10,7 @@ use super::args::Cli;
 use super::CliError;
 
 /// Writes `DIR/man/*.1` (each command and subcommand) and `DIR/completions/` (bash, zsh, fish).
-pub fn write(dir: &Path) -> Result<u8, CliError> {
+pub fn write(dir: &Path) -> Result<super::exit::Exit, CliError> {
     let failed = |what: &str, error: std::io::Error| CliError::Harness(format!("{}: {what}: {error}", dir.display()));
     let (man, completions) = (dir.join("man"), dir.join("completions"));
     for folder in [&man, &completions] {
@@ -25,5 +25,5 @@ pub fn write(dir: &Path) -> Result<u8, CliError> {
                 .map_err(|e| failed("cannot write the completions", e))?;
         }
     }
-    Ok(0)
+    Ok(super::exit::Exit::Success)
 }

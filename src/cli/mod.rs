@@ -1,12 +1,13 @@
 //! Commands and their options → calls into the library, and errors → exit statuses.
 //!
-//! Exit statuses: 0 success; 1 `test` found a failing test; 2 bad input (suite, submissions,
-//! arguments); 3 the harness itself failed (sandbox, I/O, a submission it could not mark); 130
-//! and 143 marking stopped cleanly by SIGINT (Ctrl-C) and SIGTERM.
+//! The exit statuses are named in [`exit`]; each library error becomes bad input or the
+//! harness's failure in [`error`].
 
 mod args;
 mod assets;
 mod cgroups;
+mod error;
+pub mod exit;
 mod regen;
 mod stop;
 mod suites;
@@ -15,6 +16,8 @@ use std::path::Path;
 
 pub use args::Cli;
 use args::*;
+pub use error::CliError;
+use exit::Exit;
 use stop::{interrupted_status, stop_on_interrupt};
 use suites::{bundled, launch_of, load_suite};
 
@@ -25,30 +28,12 @@ use bhgrade::plan;
 use bhgrade::report::{self, Reporter};
 use bhgrade::results::model::ClassReport;
 use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
-use bhgrade::store::{ResultStore, StoreError, STORE_DIR};
+use bhgrade::store::{ResultStore, STORE_DIR};
 use bhgrade::suite::{self, Suite};
 use bhgrade::verdict::Verdict;
 
-/// What `main` reports for a failed command.
-#[derive(Debug, thiserror::Error)]
-pub enum CliError {
-    #[error("{0}")]
-    BadInput(String),
-    #[error("{0}")]
-    Harness(String),
-}
-
-impl CliError {
-    pub fn exit_status(&self) -> u8 {
-        match self {
-            CliError::BadInput(_) => 2,
-            CliError::Harness(_) => 3,
-        }
-    }
-}
-
 /// Runs a parsed command line, returning the exit status on success.
-pub fn run(cli: Cli) -> Result<u8, CliError> {
+pub fn run(cli: Cli) -> Result<Exit, CliError> {
     let output = cli.output;
     let isolation = match &cli.command {
         Command::Mark(args) => Some(args.common.containment.isolation),
@@ -91,8 +76,7 @@ fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbo
     let defaults = Policy::for_isolation(isolation);
     let identities = defaults.identities.map(|_| containment.box_uids);
     let policy = Policy { disk_bytes: containment.disk_mb << 20, identities, ..defaults };
-    let sandbox = Sandbox::probe_with(scratch.path(), policy)
-        .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
+    let sandbox = Sandbox::probe_with(scratch.path(), policy)?;
     let missing = sandbox.missing_layers();
     match isolation {
         Isolation::Strict if !missing.is_empty() => {
@@ -122,7 +106,7 @@ fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbo
     Ok((scratch, sandbox))
 }
 
-fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
+fn mark(args: MarkArgs, output: &Output) -> Result<Exit, CliError> {
     let suite = match args.stacscheck {
         Some(_) => None,
         None => Some(load_suite(&args.common.suite)?),
@@ -146,11 +130,11 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
             let mut roster = report::roster::Roster::read(path)?;
             roster.choose_column(&plan.title, args.canvas_column.as_deref()).map(|()| roster)
         })
-        .transpose()
-        .map_err(|e| CliError::BadInput(e.to_string()))?;
+        .transpose()?;
     // Before the output folder is made: a marking `--isolation strict` refuses leaves nothing.
     let (scratch, sandbox) = scratch_and_sandbox(&args.common.containment)?;
     // The error names the path itself (`PATH: No such file…`): prefixing it would say it twice.
+    // The folder the marker named (a build error elsewhere is the harness's).
     let mut intake = build::intake(&dir).map_err(|e| CliError::BadInput(e.to_string()))?;
     leave_out_own_output(&dir, &args.out, &plan.build.srcdir, &mut intake)?;
     usable_out(&args.out)?;
@@ -176,10 +160,7 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     let options = MarkOptions {
         slots: args.common.parallel.slots(),
         scratch_root: scratch.path().to_path_buf(),
-        store: Some(ResultStore::open(&args.out, !args.force).map_err(|e| match e {
-            StoreError::Locked { .. } => CliError::BadInput(e.to_string()),
-            StoreError::Io { .. } => CliError::Harness(e.to_string()),
-        })?),
+        store: Some(ResultStore::open(&args.out, !args.force)?),
         stop: stop_on_interrupt(output.quiet),
     };
     let mut progress = report::Progress::new(output.color, Some(args.out.clone()));
@@ -189,14 +170,13 @@ fn mark(args: MarkArgs, output: &Output) -> Result<u8, CliError> {
     if !output.quiet {
         reporters.insert(0, &mut progress);
     }
-    let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
-        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)?;
     marking_status(&class, files.roster.as_ref(), &args.out)
 }
 
 /// What a finished marking ends with: the roster's mismatches counted on standard error, then
 /// its exit status (stopped, a harness problem naming how many students, or 0).
-fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, out: &Path) -> Result<u8, CliError> {
+fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, out: &Path) -> Result<Exit, CliError> {
     let summary = out.join("summary.md");
     if let Some(roster) = roster {
         let matched = roster.match_class(class);
@@ -225,10 +205,10 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
             summary.display()
         )));
     }
-    Ok(0)
+    Ok(Exit::Success)
 }
 
-fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
+fn test(args: TestArgs, output: &Output) -> Result<Exit, CliError> {
     let mut suite = load_suite(&args.common.suite)?;
     if let Some(part) = &args.part {
         if !suite.parts.iter().any(|p| &p.id == part) {
@@ -282,8 +262,7 @@ fn test(args: TestArgs, output: &Output) -> Result<u8, CliError> {
     if let Some(files) = files.as_mut() {
         reporters.push(files);
     }
-    let class = pipeline::mark(&plan::from_suite(&suite), &submissions, &sandbox, &options, &mut reporters)
-        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let class = pipeline::mark(&plan::from_suite(&suite), &submissions, &sandbox, &options, &mut reporters)?;
     not_a_submission(&class, &args.submission)?;
     one_submission_status(&class)
 }
@@ -433,9 +412,9 @@ fn one_submission_given(dir: &Path, srcdir: &str, found: &[Submission]) -> Resul
     Ok(())
 }
 
-/// The exit status of checking one submission: 3 if the harness failed on it, 128 + the signal
-/// if marking was stopped, else 0 when every test was accepted and 1 when not.
-fn one_submission_status(class: &ClassReport) -> Result<u8, CliError> {
+/// The exit status of checking one submission: the harness's failure if it failed on it, the
+/// stop if marking was stopped, else success when every test was accepted and not passed when not.
+fn one_submission_status(class: &ClassReport) -> Result<Exit, CliError> {
     let all_accepted =
         class.students.iter().flat_map(|s| &s.parts).flat_map(|p| &p.tests).all(|t| t.verdict == Verdict::Accepted);
     if !class.harness_problems.is_empty() {
@@ -445,13 +424,13 @@ fn one_submission_status(class: &ClassReport) -> Result<u8, CliError> {
     if !class.incomplete.is_empty() {
         return Ok(interrupted_status());
     }
-    Ok(if all_accepted { 0 } else { 1 })
+    Ok(if all_accepted { Exit::Success } else { Exit::NotPassed })
 }
 
 /// The plan of marking against a stacscheck tree: its steps under its own `timeout`, started
 /// with the launch settings of the suite in `suite_dir`.
 fn tree_plan(testdir: &Path, suite_dir: &Path) -> Result<plan::Plan<'static>, CliError> {
-    let tree = bhgrade::stacscheck::Tree::load(testdir).map_err(|e| CliError::BadInput(e.to_string()))?;
+    let tree = bhgrade::stacscheck::Tree::load(testdir)?;
     for warning in &tree.warnings {
         eprintln!("warning: {warning}");
     }
@@ -463,7 +442,7 @@ fn tree_plan(testdir: &Path, suite_dir: &Path) -> Result<plan::Plan<'static>, Cl
         .map_err(|e| CliError::Harness(format!("{}: cannot list the tree: {e}", tree.root.display())))
 }
 
-fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
+fn stacscheck(args: StacscheckArgs) -> Result<Exit, CliError> {
     let plan = tree_plan(&args.testdir, &args.suite)?;
     let path = args
         .submission
@@ -486,39 +465,35 @@ fn stacscheck(args: StacscheckArgs) -> Result<u8, CliError> {
     if let Some(files) = files.as_mut() {
         reporters.push(files);
     }
-    let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)
-        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let class = pipeline::mark(&plan, &submissions, &sandbox, &options, &mut reporters)?;
     one_submission_status(&class)
 }
 
-fn merge(args: MergeArgs) -> Result<u8, CliError> {
-    let class = bhgrade::merge::merge(&args.dirs).map_err(|e| CliError::BadInput(e.to_string()))?;
+fn merge(args: MergeArgs) -> Result<Exit, CliError> {
+    let class = bhgrade::merge::merge(&args.dirs)?;
     let mut files = report::Files::new(args.out.clone());
     for student in &class.students {
-        files
-            .event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })
-            .map_err(|e| CliError::Harness(e.to_string()))?;
+        files.event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })?;
     }
-    files.event(&report::Event::Finished(Box::new(class.clone()))).map_err(|e| CliError::Harness(e.to_string()))?;
+    files.event(&report::Event::Finished(Box::new(class.clone())))?;
     eprintln!("merged {} students from {} folders into {}", class.students.len(), args.dirs.len(), args.out.display());
     if !class.incomplete.is_empty() {
         eprintln!(
             "not marked in their shard (interrupted): {}; mark those shards again, then merge",
             class.incomplete_names().join(", ")
         );
-        return Ok(1);
+        return Ok(Exit::NotPassed);
     }
-    Ok(0)
+    Ok(Exit::Success)
 }
 
 /// The table of isolation layers this machine offers (as `--isolation auto` would use them),
 /// and whether `--isolation strict` would mark here.
-fn doctor() -> Result<u8, CliError> {
+fn doctor() -> Result<Exit, CliError> {
     use bhgrade::sandbox::{Isolation, Policy};
     let scratch = ScratchRoot::create_in(&std::env::temp_dir())
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
-    let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(Isolation::Auto))
-        .map_err(|e| CliError::Harness(format!("the sandbox cannot start: {e}")))?;
+    let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(Isolation::Auto))?;
     let cell = |text: &str| text.replace('|', "\\|");
     println!("| layer | active | required | detail |\n|---|---|---|---|");
     for layer in sandbox.layers() {
@@ -539,5 +514,5 @@ fn doctor() -> Result<u8, CliError> {
     if let Some(advice) = cgroups::advice(&sandbox) {
         println!("\n{advice}");
     }
-    Ok(0)
+    Ok(Exit::Success)
 }

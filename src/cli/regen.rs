@@ -9,24 +9,20 @@ use super::args::RegenArgs;
 use super::CliError;
 
 /// `bhgrade regen [--check | --verify]`.
-pub(super) fn run(args: RegenArgs) -> Result<u8, CliError> {
+pub(super) fn run(args: RegenArgs) -> Result<super::exit::Exit, CliError> {
     // An organiser's own folder, or a bundled suite by its name (regenerated where it is found).
     let dir = super::suites::suite_dir(&args.suite)?;
-    let failed = |e: regen::RegenError| match e {
-        regen::RegenError::Suite(_) | regen::RegenError::NotGenerated { .. } => CliError::BadInput(e.to_string()),
-        regen::RegenError::Write { .. } => CliError::Harness(e.to_string()),
-    };
     if args.verify {
-        return verify(&dir).map_err(failed);
+        return Ok(verify(&dir)?);
     }
     if args.check {
-        let differences = regen::check(&dir).map_err(failed)?;
+        let differences = regen::check(&dir)?;
         for difference in &differences {
             eprintln!("{difference}");
         }
         if differences.is_empty() {
             eprintln!("{}: up to date with the reference", dir.display());
-            return Ok(0);
+            return Ok(super::exit::Exit::Success);
         }
         eprintln!(
             "{}: {} difference(s); run `bhgrade regen --suite {}`",
@@ -34,9 +30,9 @@ pub(super) fn run(args: RegenArgs) -> Result<u8, CliError> {
             differences.len(),
             dir.display()
         );
-        return Ok(1);
+        return Ok(super::exit::Exit::NotPassed);
     }
-    let done = regen::regenerate(&dir).map_err(failed)?;
+    let done = regen::regenerate(&dir)?;
     println!("| test | kind | answer | nodes | derived |\n|---|---|---|---|---|");
     for test in &done.tests {
         let derived = test.derived.map_or("", |rule| rule.name());
@@ -49,11 +45,11 @@ pub(super) fn run(args: RegenArgs) -> Result<u8, CliError> {
         eprintln!("removed {file} (no test derives it)");
     }
     eprintln!("{}: {} tests up to date", dir.display(), done.tests.len());
-    Ok(0)
+    Ok(super::exit::Exit::Success)
 }
 
 /// `regen --verify`: a row per solve test as its opinion comes, then the tests refused.
-fn verify(dir: &std::path::Path) -> Result<u8, regen::RegenError> {
+fn verify(dir: &std::path::Path) -> Result<super::exit::Exit, regen::RegenError> {
     use bhref::referee::SecondOpinion;
     let mut printed_header = false;
     let row = |opinion: &regen::Opinion| {
@@ -84,7 +80,7 @@ fn verify(dir: &std::path::Path) -> Result<u8, regen::RegenError> {
                 dir.display(),
                 dir.display()
             );
-            return Ok(1);
+            return Ok(super::exit::Exit::NotPassed);
         }
         regen::Verified::Checked(opinions) => opinions,
     };
@@ -114,7 +110,7 @@ fn verify(dir: &std::path::Path) -> Result<u8, regen::RegenError> {
     if refused > 0 {
         let refused = count(refused, "stored answer");
         eprintln!("{refused} refused: find the reference's fault before marking with them");
-        return Ok(1);
+        return Ok(super::exit::Exit::NotPassed);
     }
-    Ok(0)
+    Ok(super::exit::Exit::Success)
 }

@@ -14,15 +14,17 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering};
 use std::time::Duration;
 
+use super::exit::Exit;
+
 /// How long after the first signal another is still taken as part of the same request.
 const SAME_REQUEST: Duration = Duration::from_secs(1);
 
 /// The exit status after a clean stop: 128 + the signal, as shells report a death by it (130 for
 /// Ctrl-C's SIGINT, 143 for SIGTERM), so a script or a scheduler can tell which ended marking.
-pub fn interrupted_status() -> u8 {
+pub fn interrupted_status() -> Exit {
     match STOPPED_BY.load(Ordering::SeqCst) {
-        0 => 128 + libc::SIGINT as u8,
-        signal => 128 + signal as u8,
+        libc::SIGTERM => Exit::Terminated,
+        _ => Exit::Interrupted,
     }
 }
 

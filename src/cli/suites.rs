@@ -74,22 +74,15 @@ pub(super) fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
     Ok(definition.launch)
 }
 
-pub(super) fn export(args: ExportArgs) -> Result<u8, CliError> {
+pub(super) fn export(args: ExportArgs) -> Result<super::exit::Exit, CliError> {
     debug_assert!(args.student, "clap requires --student");
     let suite = load_suite(&args.suite)?;
-    let exported = suite::export::export_student(&suite, &args.out).map_err(|error| match error {
-        suite::export::ExportError::NotEmpty(_) | suite::export::ExportError::AlreadyStudentCopy(_) => {
-            CliError::BadInput(error.to_string())
-        }
-        suite::export::ExportError::Write { .. } | suite::export::ExportError::ReadBack(_) => {
-            CliError::Harness(error.to_string())
-        }
-    })?;
+    let exported = suite::export::export_student(&suite, &args.out)?;
     eprintln!(
         "wrote {}: {} kept, {} left out",
         bhgrade::results::text::terminal(&args.out.display().to_string()),
         bhgrade::results::text::count(exported.visible, "visible test"),
         bhgrade::results::text::count(exported.withheld, "hidden test")
     );
-    Ok(0)
+    Ok(super::exit::Exit::Success)
 }
