@@ -48,12 +48,14 @@
 
 mod intake;
 pub mod lms;
+mod shard;
 #[cfg(test)]
 mod tests;
 mod tree;
 mod unpack;
 
 pub use intake::{intake, printable_name, Ignored, Intake, Renamed};
+pub use shard::Shard;
 pub(crate) use tree::content_hash;
 pub use tree::{folders_named, is_junk};
 

@@ -189,19 +189,8 @@ pub struct MarkArgs {
     pub canvas_column: Option<String>,
     /// Mark only shard K of N: a fixed 1/N of the submissions (by name order), for spreading a
     /// class over machines; combine the outputs with `bhgrade merge`.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    pub shard: Option<(usize, usize)>,
-}
-
-/// `K/N` with 1 <= K <= N.
-pub fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
-    let k: usize = k.trim().parse().map_err(|_| format!("`{k}` is not a shard number"))?;
-    let n: usize = n.trim().parse().map_err(|_| format!("`{n}` is not a number of shards"))?;
-    if k == 0 || k > n {
-        return Err(format!("shard {k}/{n}: K must be between 1 and N"));
-    }
-    Ok((k, n))
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<bhgrade::build::Shard>,
 }
 
 #[derive(Debug, Args)]

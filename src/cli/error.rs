@@ -11,6 +11,7 @@ use bhgrade::sandbox::SandboxError;
 use bhgrade::stacscheck::StacscheckError;
 use bhgrade::store::StoreError;
 use bhgrade::suite::export::ExportError;
+use bhgrade::suite::SelectError;
 
 use super::exit::Exit;
 
@@ -124,6 +125,17 @@ impl From<ExportError> for CliError {
         match error {
             ExportError::NotEmpty(_) | ExportError::AlreadyStudentCopy(_) => CliError::BadInput(error.to_string()),
             ExportError::Write { .. } | ExportError::ReadBack(_) => CliError::Harness(error.to_string()),
+        }
+    }
+}
+
+/// `--part` or `--only` named what the suite does not have.
+impl From<SelectError> for CliError {
+    fn from(error: SelectError) -> Self {
+        match error {
+            SelectError::NoPart { .. } | SelectError::NoTest { .. } | SelectError::Ambiguous { .. } => {
+                CliError::BadInput(error.to_string())
+            }
         }
     }
 }

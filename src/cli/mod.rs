@@ -29,7 +29,7 @@ use bhgrade::report::{self, Reporter};
 use bhgrade::results::model::ClassReport;
 use bhgrade::sandbox::{sweep_stale, Sandbox, ScratchRoot};
 use bhgrade::store::{ResultStore, STORE_DIR};
-use bhgrade::suite::{self, Suite};
+use bhgrade::suite;
 use bhgrade::verdict::Verdict;
 
 /// Runs a parsed command line, returning the exit status on success.
@@ -153,9 +153,8 @@ fn mark(args: MarkArgs, output: &Output) -> Result<Exit, CliError> {
     if submissions.is_empty() {
         return Err(CliError::BadInput(format!("{}: no submissions found", dir.display())));
     }
-    if let Some((k, n)) = args.shard {
-        // `discover` sorts by name, so every machine computes the same shards.
-        submissions = submissions.into_iter().enumerate().filter(|(i, _)| i % n == k - 1).map(|(_, s)| s).collect();
+    if let Some(shard) = args.shard {
+        submissions = shard.take(submissions);
     }
     let options = MarkOptions {
         slots: args.common.parallel.slots(),
@@ -210,21 +209,8 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
 
 fn test(args: TestArgs, output: &Output) -> Result<Exit, CliError> {
     let mut suite = load_suite(&args.common.suite)?;
-    if let Some(part) = &args.part {
-        if !suite.parts.iter().any(|p| &p.id == part) {
-            let known: Vec<&str> = suite.parts.iter().map(|p| p.id.as_str()).collect();
-            return Err(CliError::BadInput(format!("no part `{part}` in the suite; it has: {}", known.join(", "))));
-        }
-    }
-    let only = args.only.as_deref().map(|wanted| find_test(&suite, wanted, args.all)).transpose()?;
-    let left_out = select(&mut suite, |test| {
-        let wanted = match (&only, args.part.as_deref()) {
-            (Some(id), _) => test.def.id == *id,
-            (None, Some(part)) => test.def.id.starts_with(&format!("{part}/")),
-            (None, None) => true,
-        };
-        wanted && (test.def.visible || args.all || only.is_some())
-    });
+    let only = args.only.as_deref();
+    let left_out = suite.select(&suite::Selection { part: args.part.as_deref(), only, all: args.all })?;
     let path = args
         .submission
         .canonicalize()
@@ -245,7 +231,7 @@ fn test(args: TestArgs, output: &Output) -> Result<Exit, CliError> {
         store: None,
         stop: stop_on_interrupt(output.quiet),
     };
-    let left_out = (left_out.hidden_tests + left_out.other_tests > 0).then_some(left_out);
+    let left_out = (!left_out.is_empty()).then_some(left_out);
     let mut terminal = report::Terminal {
         left_out: left_out.clone(),
         quiet: output.quiet,
@@ -265,65 +251,6 @@ fn test(args: TestArgs, output: &Output) -> Result<Exit, CliError> {
     let class = pipeline::mark(&plan::from_suite(&suite), &submissions, &sandbox, &options, &mut reporters)?;
     not_a_submission(&class, &args.submission)?;
     one_submission_status(&class)
-}
-
-/// The id of the test `wanted` names (its id, or its name after the part when that is unique),
-/// or an error naming the tests there are (the visible ones, unless `all`).
-fn find_test(suite: &Suite, wanted: &str, all: bool) -> Result<String, CliError> {
-    let matches: Vec<&str> = suite
-        .tests()
-        .map(|t| t.def.id.as_str())
-        .filter(|id| *id == wanted || id.split_once('/').is_some_and(|(_, name)| name == wanted))
-        .collect();
-    match matches.as_slice() {
-        [id] => Ok(id.to_string()),
-        [] => {
-            let known: Vec<&str> = suite.tests().filter(|t| all || t.def.visible).map(|t| t.def.id.as_str()).collect();
-            Err(CliError::BadInput(format!("no test `{wanted}` in the suite; its tests are: {}", known.join(", "))))
-        }
-        several => Err(CliError::BadInput(format!(
-            "`{wanted}` names {} tests ({}); give the whole id",
-            several.len(),
-            several.join(", ")
-        ))),
-    }
-}
-
-/// Keeps the tests `keep` says, each worth exactly what it is worth in the whole suite (its
-/// share of its part, in the exact units of [`bhgrade::score`]), so `bhgrade test` shows the
-/// marks the tests it ran earn out of what they are worth, never a rescaled total. Returns
-/// what was left out: hidden tests, and visible ones not asked for.
-fn select(suite: &mut Suite, keep: impl Fn(&suite::Test) -> bool) -> report::LeftOut {
-    use bhgrade::score::from_units;
-    let (mut hidden_units, mut other_units) = (0, 0);
-    let mut left_out = report::LeftOut::default();
-    for part in &mut suite.parts {
-        let maxima = part.maxima(|test| test.def.weight);
-        let mut kept_units = 0;
-        for (mut test, max) in std::mem::take(&mut part.tests).into_iter().zip(maxima) {
-            if keep(&test) {
-                test.def.weight = from_units(max);
-                kept_units += max;
-                part.tests.push(test);
-            } else if test.def.visible {
-                left_out.other_tests += 1;
-                other_units += max;
-            } else {
-                left_out.hidden_tests += 1;
-                hidden_units += max;
-            }
-        }
-        // A student's copy's hidden tests are left out already: only their count and marks.
-        if let Some(withheld) = part.withheld.take() {
-            left_out.hidden_tests += withheld.tests;
-            hidden_units += bhgrade::score::to_units(withheld.marks);
-        }
-        part.weight = from_units(kept_units);
-    }
-    suite.parts.retain(|p| !p.tests.is_empty());
-    left_out.hidden_marks = from_units(hidden_units);
-    left_out.other_marks = from_units(other_units);
-    left_out
 }
 
 /// Refuses (bad input, status 2) a "submission" in which no build script was found: what was

@@ -8,8 +8,9 @@
 //! (`bh-unsolvable-standard`), so it is shown by the public name its suite gives it, else by a
 //! neutral label: `part1 hidden 3`, the third hidden test of part `part1`.
 
-use super::markdown::{self, LeftOut};
+use super::markdown;
 use crate::results::model::{StudentReport, TestReport};
+use crate::suite::LeftOut;
 
 /// The report with every hidden test reduced to what a student may see of it.
 pub fn redact(report: &StudentReport) -> StudentReport {

@@ -15,22 +15,11 @@ use crate::build::BuildVerdict;
 use crate::results::model::{ClassReport, StudentReport};
 use crate::results::text;
 use crate::score;
+use crate::suite::LeftOut;
 use crate::verdict::Verdict;
 
 const STUDENT_TEMPLATE: &str = include_str!("../../report-templates/student.md.j2");
 const SUMMARY_TEMPLATE: &str = include_str!("../../report-templates/summary.md.j2");
-
-/// What a report made of some of a suite's tests left out (`bhgrade test` without `--all`),
-/// so that it can say its marks are not the whole story.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct LeftOut {
-    /// Hidden tests not run, and the marks they are worth.
-    pub hidden_tests: usize,
-    pub hidden_marks: f64,
-    /// Visible tests not asked for (`--part`, `--only`), and the marks they are worth.
-    pub other_tests: usize,
-    pub other_marks: f64,
-}
 
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();

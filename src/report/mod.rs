@@ -15,7 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::results::model::{self, ClassReport, StudentReport};
 use crate::results::text;
-pub use markdown::LeftOut;
+use crate::suite::LeftOut;
 
 use crate::fsutil::write_atomically;
 

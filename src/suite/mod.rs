@@ -22,6 +22,7 @@ pub mod export;
 mod launch;
 mod raw;
 mod resolve;
+mod select;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -39,6 +40,7 @@ pub use resolve::{
     digest, limits_for_cpu, load_definition, outline, read_inside, same_modulo_line_endings, unix_line_endings,
     wall_backstop, FileRefusal, Outline, MAX_SUITE_FILE,
 };
+pub use select::{LeftOut, SelectError, Selection};
 
 use crate::sandbox::Limits;
 

@@ -149,7 +149,9 @@ fn each_marking_command_s_help_gives_its_exit_statuses() {
     {
         let output = bhgrade().args([command, "--help"]).output().unwrap();
         let text = String::from_utf8_lossy(&output.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
-        for status in [own, "2 bad input", "3 the harness itself failed", "130 stopped by Ctrl-C", "143 stopped by SIGTERM"] {
+        for status in
+            [own, "2 bad input", "3 the harness itself failed", "130 stopped by Ctrl-C", "143 stopped by SIGTERM"]
+        {
             assert!(text.contains(status), "{command} --help lacks `{status}`: {text}");
         }
     }
