@@ -1,4 +1,4 @@
-//! The marking environment: the plan's limits and launch settings, the machine, its load, the
+//! The marking environment: each test's limits and the launch settings, the machine, its load, the
 //! parallelism and the active isolation layers → [`Environment`], recorded in every report
 //! because timings depend on them. Below the plan and the pipeline: it takes their parts, not
 //! them.
@@ -17,18 +17,13 @@ pub struct Parallelism {
     pub cores_per_run: usize,
 }
 
-/// Describes where and how marking runs now: `limits` in words, the `launch` settings as the
-/// runs (each with its `run_limits`) get them, the parallelism and the sandbox's layers.
-pub fn describe<'a>(
-    limits: &str,
-    launch: &Launch,
-    run_limits: impl Iterator<Item = &'a Limits>,
-    parallelism: Parallelism,
-    sandbox: &Sandbox,
-) -> Environment {
+/// Describes where and how marking runs now: the limits of each test (its run's, in test
+/// order) in words, the `launch` settings as the runs get them, the parallelism and the
+/// sandbox's layers.
+pub fn describe(launch: &Launch, test_limits: &[&Limits], parallelism: Parallelism, sandbox: &Sandbox) -> Environment {
     Environment {
-        limits: limits.to_string(),
-        launch_env: describe_launch_env(launch, run_limits),
+        limits: describe_test_limits(test_limits.iter().copied()),
+        launch_env: describe_launch_env(launch, test_limits.iter().copied()),
         ..describe_machine(parallelism, sandbox)
     }
 }
@@ -56,7 +51,7 @@ fn describe_launch_env<'a>(launch: &Launch, run_limits: impl Iterator<Item = &'a
 
 /// The tests' limits in words: each distinct set once, with the number of tests it applies
 /// to, in test order.
-pub fn describe_test_limits<'a>(tests: impl IntoIterator<Item = &'a Limits>) -> String {
+fn describe_test_limits<'a>(tests: impl IntoIterator<Item = &'a Limits>) -> String {
     let mut groups: Vec<(Limits, usize)> = Vec::new();
     for limits in tests {
         match groups.iter_mut().find(|(seen, _)| seen == limits) {
@@ -98,7 +93,7 @@ fn describe_machine(parallelism: Parallelism, sandbox: &Sandbox) -> Environment 
 }
 
 /// Limits in words, e.g. "CPU 10 s (wall-clock backstop 35 s), memory 1024 MiB, output 1024 KiB".
-pub fn describe_limits(limits: &Limits) -> String {
+fn describe_limits(limits: &Limits) -> String {
     format!(
         "CPU {} s (wall-clock backstop {} s), memory {} MiB, output {} KiB",
         limits.cpu.as_secs_f64(),

@@ -31,7 +31,7 @@ use crate::report::{Event, ReportError, Reporter};
 use crate::results::model::{
     ClassHeader, ClassReport, Environment, HarnessProblem, ProblemKind, StudentReport, Unmarked,
 };
-use crate::sandbox::{RunOutcome, Sandbox, SandboxError};
+use crate::sandbox::{Limits, RunOutcome, Sandbox, SandboxError};
 use crate::store::{Key, ResultStore, StoredRun};
 
 use assemble::RunResult;
@@ -295,8 +295,8 @@ pub fn mark(
     reporters: &mut [&mut dyn Reporter],
 ) -> Result<ClassReport, PipelineError> {
     let parallelism = Parallelism { jobs: options.slots.len(), cores_per_run: options.slots.cores_per_run() };
-    let run_limits = plan.runs.iter().map(|run| &run.limits);
-    let environment = environment::describe(&plan.limits_description, &plan.launch, run_limits, parallelism, sandbox);
+    let test_limits: Vec<&Limits> = plan.tests.iter().map(|test| &plan.runs[test.run].limits).collect();
+    let environment = environment::describe(&plan.launch, &test_limits, parallelism, sandbox);
     // Kept until marking ends: the copy every run's tree is read from.
     let shared = shared_workspace(plan, options, sandbox)?;
     let workspace = shared.as_ref().map(|folder| folder.path().join(crate::plan::Workspace::DIR));

@@ -63,7 +63,6 @@ pub fn from_suite(suite: &Suite) -> Plan<'_> {
             .collect(),
         tests,
         gave_up_credit: suite.gave_up_credit,
-        limits_description: crate::environment::describe_test_limits(suite.tests().map(|test| &test.def.limits)),
         check_table: Box::new(|parts: &[PartTally], built: bool| {
             let tallies: Vec<bhref::referee::PartTally<'_>> = parts
                 .iter()

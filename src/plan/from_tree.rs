@@ -73,7 +73,6 @@ pub fn from_tree(tree: &Tree, limits: Limits, launch: &Launch) -> std::io::Resul
         parts,
         tests,
         gave_up_credit: 0.0,
-        limits_description: crate::environment::describe_limits(&limits),
         check_table: Box::new(check_table),
     })
 }

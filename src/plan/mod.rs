@@ -41,8 +41,6 @@ pub struct Plan<'s> {
     pub tests: Vec<PlannedTest<'s>>,
     /// The share of a test's weight an answer of `-1` earns.
     pub gave_up_credit: f64,
-    /// The limits, in words, for the environment section of reports.
-    pub limits_description: String,
     /// The rows of the practical's check table, from each part's tally and whether it built.
     pub check_table: CheckTable<'s>,
 }
