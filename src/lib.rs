@@ -11,7 +11,9 @@
 //!   build, runs, and tests with their judges;
 //! - [`archive`] and [`build`]: a student's folder or archive → a private, built copy;
 //! - [`sandbox`]: one command under limits → a [`sandbox::RunOutcome`];
-//! - [`verdict`]: run outcome + the test's [`verdict::Judge`] → a [`verdict::Verdict`];
+//! - [`judge`]: a clean run's answer → what it is worth, by the test's [`judge::Judge`] (a
+//!   suite's reference, or stacscheck's rule for a step);
+//! - [`verdict`]: run outcome + the judge's finding → a [`verdict::Verdict`];
 //! - [`score`]: verdicts + weights → marks;
 //! - [`results`]: the results' data (per test, student and class) and the words every output
 //!   shares, made by the plan and pipeline, read by the reporters;
@@ -29,6 +31,7 @@ pub mod build;
 pub mod clock;
 pub mod environment;
 pub mod fsutil;
+pub mod judge;
 pub mod merge;
 pub mod pipeline;
 pub mod plan;

@@ -1,5 +1,5 @@
 //! Verdicts: a run's [`RunOutcome`] and its test's [`Judge`] → one [`Decision`]: a [`Verdict`]
-//! with an explanation.
+//! with an explanation. The judges themselves are in [`crate::judge`].
 //!
 //! The order is fixed (as the judges that markers trust decide it), so the same run always gets
 //! the same verdict: harness error, time limit, memory limit, runtime error, output limit, no
@@ -141,22 +141,14 @@ impl From<Judgement> for Judged {
     }
 }
 
-/// A test's judge: the whole outcome of a run that ended within its limits → what its answer is
-/// worth. An `Err` is the judge's own failure (the reference could not judge, and says why in a
-/// [`RefereeError`]): a harness error, never the student's.
-pub trait Judge: Send + Sync {
-    /// Whether a non-zero exit status is the program's answer (a stacscheck test passes by
-    /// exiting 0) rather than a crash.
-    fn exit_status_is_an_answer(&self) -> bool {
-        false
-    }
-
-    /// Whether printing nothing is an answer to judge rather than no output at all.
-    fn silence_is_an_answer(&self) -> bool {
-        false
-    }
-
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError>;
+/// What a judge takes for an answer, for the checks [`decide`] makes before asking it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AnswerForm {
+    /// A non-zero exit status is the program's answer (a stacscheck test passes by exiting 0)
+    /// rather than a crash.
+    pub exit_status_is_an_answer: bool,
+    /// Printing nothing is an answer to judge rather than no output at all.
+    pub silence_is_an_answer: bool,
 }
 
 /// The first line of `stdout`, without its line terminator (`\n`, or `\r\n`), as the
@@ -216,12 +208,15 @@ pub fn limit_decision(run: &RunOutcome, limits: &crate::sandbox::Limits, memory_
 }
 
 /// Decides the verdict of one test from its run and, if it gets that far, its judge's finding
-/// (`memory_ceiling`: as for [`limit_decision`]).
+/// (`memory_ceiling`: as for [`limit_decision`]): `judge` is asked only about a run that ended
+/// cleanly within its limits with an answer of the judge's `form`; an `Err` from it is the
+/// judge's own failure (the reference could not judge), a harness error, never the student's.
 pub fn decide(
     run: Result<&RunOutcome, &SandboxError>,
     limits: &crate::sandbox::Limits,
     memory_ceiling: u64,
-    judge: &dyn Judge,
+    form: AnswerForm,
+    judge: impl FnOnce(&RunOutcome) -> Result<Judged, RefereeError>,
 ) -> Decision {
     let run = match run {
         Ok(run) => run,
@@ -232,7 +227,7 @@ pub fn decide(
     }
     // A program killed because it passed the output cap died of the limit, not of a crash.
     let crashed = match run.exit {
-        Exit::Code(code) => code != 0 && !judge.exit_status_is_an_answer(),
+        Exit::Code(code) => code != 0 && !form.exit_status_is_an_answer,
         Exit::Signal(_) => !run.output_limit_hit(),
     };
     if crashed {
@@ -245,10 +240,10 @@ pub fn decide(
             format!("printed more than the output limit of {} KiB on {stream}", limits.output_bytes >> 10),
         );
     }
-    if run.stdout.iter().all(u8::is_ascii_whitespace) && !judge.silence_is_an_answer() {
+    if run.stdout.iter().all(u8::is_ascii_whitespace) && !form.silence_is_an_answer {
         return Decision::new(Verdict::NoOutput, "printed nothing on standard output");
     }
-    match judge.judge(run) {
+    match judge(run) {
         Err(error) => Decision::new(Verdict::HarnessError, format!("the reference could not judge: {error}")),
         Ok(Judged::Accepted) => Decision::new(Verdict::Accepted, ""),
         Ok(Judged::WrongAnswer { explanation, diff }) => {
@@ -266,19 +261,6 @@ mod tests {
     use super::*;
     use crate::sandbox::Limits;
 
-    /// A judge of a run's first line of standard output (without its line terminator), for games
-    /// whose answer is one line: `judge(first_line)`.
-    struct FirstLine<F>(F);
-
-    impl<F> Judge for FirstLine<F>
-    where
-        F: Fn(&[u8]) -> Result<Judgement, RefereeError> + Send + Sync,
-    {
-        fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
-            (self.0)(first_line(&run.stdout)).map(Judged::from)
-        }
-    }
-
     const LIMITS: Limits = Limits {
         wall: Duration::from_secs(1),
         cpu: Duration::from_secs(1),
@@ -291,7 +273,7 @@ mod tests {
     }
 
     fn verdict_of(outcome: &RunOutcome) -> Verdict {
-        decide(Ok(outcome), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted))).verdict
+        decide(Ok(outcome), &LIMITS, LIMITS.memory_bytes, AnswerForm::default(), |_| Ok(Judged::Accepted)).verdict
     }
 
     /// Every combination of the run's failure flags gets the verdict of the first one in the
@@ -330,7 +312,7 @@ mod tests {
         hog.memory_limit_hit = true;
         hog.memory_source = crate::sandbox::MemorySource::Resident;
         hog.memory_peak_bytes = Some(70 << 20);
-        let decision = decide(Ok(&hog), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        let decision = decide(Ok(&hog), &LIMITS, LIMITS.memory_bytes, AnswerForm::default(), |_| Ok(Judged::Accepted));
         assert_eq!(decision.verdict, Verdict::MemoryLimit);
         assert_eq!(
             decision.explanation,
@@ -339,7 +321,7 @@ mod tests {
         );
         // Killed at the ceiling (the limit plus the runtime's overhead), the verdict names both.
         hog.memory_peak_bytes = Some(100 << 20);
-        let at_ceiling = decide(Ok(&hog), &LIMITS, 96 << 20, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        let at_ceiling = decide(Ok(&hog), &LIMITS, 96 << 20, AnswerForm::default(), |_| Ok(Judged::Accepted));
         assert_eq!(
             at_ceiling.explanation,
             "killed: the memory the run held (its processes' resident pages and the files it wrote in memory) \
@@ -347,7 +329,7 @@ mod tests {
              (the limit of 64 MiB plus 32 MiB for the runtime)"
         );
         hog.memory_source = crate::sandbox::MemorySource::Cgroup;
-        let by_cgroup = decide(Ok(&hog), &LIMITS, 96 << 20, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        let by_cgroup = decide(Ok(&hog), &LIMITS, 96 << 20, AnswerForm::default(), |_| Ok(Judged::Accepted));
         assert_eq!(
             by_cgroup.explanation,
             "killed at the memory ceiling of 96 MiB (the limit of 64 MiB plus 32 MiB for the runtime)"
@@ -362,7 +344,8 @@ mod tests {
         assert_eq!(verdict_of(&flood), Verdict::OutputLimit);
         let mut crash = run(b"");
         crash.exit = Exit::Signal(libc::SIGSEGV);
-        let decision = decide(Ok(&crash), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::Accepted)));
+        let decision =
+            decide(Ok(&crash), &LIMITS, LIMITS.memory_bytes, AnswerForm::default(), |_| Ok(Judged::Accepted));
         assert_eq!(decision.verdict, Verdict::RuntimeError);
         assert!(decision.explanation.contains("SIGSEGV"), "{}", decision.explanation);
     }
@@ -371,26 +354,18 @@ mod tests {
     fn the_judgement_decides_a_clean_run_and_a_referee_failure_is_the_harness() {
         let clean = run(b"1 0 2\r\nmore\n");
         let seen = std::sync::Mutex::new(Vec::new());
-        let wrong = decide(
-            Ok(&clean),
-            &LIMITS,
-            LIMITS.memory_bytes,
-            &FirstLine(|line: &[u8]| {
-                seen.lock().unwrap().extend_from_slice(line);
-                Ok(Judgement::WrongAnswer { explanation: "no".into() })
-            }),
-        );
+        let wrong = decide(Ok(&clean), &LIMITS, LIMITS.memory_bytes, AnswerForm::default(), |run| {
+            seen.lock().unwrap().extend_from_slice(first_line(&run.stdout));
+            Ok(Judgement::WrongAnswer { explanation: "no".into() }.into())
+        });
         assert_eq!(*seen.lock().unwrap(), b"1 0 2");
         assert_eq!(wrong.verdict, Verdict::WrongAnswer);
-        let failed = decide(
-            Ok(&clean),
-            &LIMITS,
-            LIMITS.memory_bytes,
-            &FirstLine(|_: &[u8]| Err(RefereeError::Undecided { reason: "budget".into() })),
-        );
+        let failed = decide(Ok(&clean), &LIMITS, LIMITS.memory_bytes, AnswerForm::default(), |_| {
+            Err(RefereeError::Undecided { reason: "budget".into() })
+        });
         assert_eq!(failed.verdict, Verdict::HarnessError);
         assert_eq!(
-            decide(Ok(&clean), &LIMITS, LIMITS.memory_bytes, &FirstLine(|_: &[u8]| Ok(Judgement::GaveUp))).verdict,
+            decide(Ok(&clean), &LIMITS, LIMITS.memory_bytes, AnswerForm::default(), |_| Ok(Judged::GaveUp)).verdict,
             Verdict::GaveUp
         );
     }

@@ -38,7 +38,7 @@ impl RunResult {
 pub fn decision(plan: &Plan<'_>, test: usize, outcome: Result<&RunOutcome, &SandboxError>) -> Decision {
     let planned = &plan.tests[test];
     let run = &plan.runs[planned.run];
-    verdict::decide(outcome, &run.limits, run.run_limits.memory_bytes, planned.judge.as_ref())
+    crate::judge::decide(outcome, &run.limits, run.run_limits.memory_bytes, planned.judge.as_ref())
 }
 
 /// The build's part of a report; a submission the harness could not prepare is said so.

@@ -4,15 +4,12 @@
 
 use std::ffi::OsString;
 
-use bhref::referee::Instance;
-
 use super::timing;
 use crate::build::BuildConfig;
+use crate::judge::RefereeJudge;
 use crate::results::model::{CheckRow, TestReport};
 use crate::results::text;
-use crate::sandbox::RunOutcome;
 use crate::suite::{PuzzleVia, Suite, Test};
-use crate::verdict::{Judge, Judged, RefereeError};
 
 use super::{Part, PartTally, Plan, PlannedTest, Run, Word};
 
@@ -71,23 +68,6 @@ pub fn from_suite(suite: &Suite) -> Plan<'_> {
             let rows = suite.referee.check_table(&tallies, built);
             rows.into_iter().map(|row| CheckRow { task: row.task, done: row.done }).collect()
         }),
-    }
-}
-
-/// A suite test's judge: the suite's reference, given the program's whole standard output.
-struct RefereeJudge<'s> {
-    suite: &'s Suite,
-    test: &'s Test,
-}
-
-impl Judge for RefereeJudge<'_> {
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
-        let def = &self.test.def;
-        let name = def.puzzle.display().to_string();
-        let instance = Instance { name: &name, text: &def.puzzle_text };
-        let judgement =
-            self.suite.referee.judge(&def.kind, instance, def.input.as_deref(), &self.test.expected, &run.stdout);
-        judgement.map(Judged::from)
     }
 }
 

@@ -14,10 +14,11 @@ use sha2::{Digest, Sha256};
 
 use super::timing;
 use crate::build::BuildConfig;
+use crate::judge::StepJudge;
 use crate::results::model::{CheckRow, TestReport};
 use crate::results::text;
 use crate::sandbox::Limits;
-use crate::stacscheck::{Step, StepJudge, StepKind, Tree};
+use crate::stacscheck::{Step, StepKind, Tree};
 use crate::suite::Launch;
 use crate::verdict::Verdict;
 

@@ -18,11 +18,11 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::build::BuildConfig;
+use crate::judge::Judge;
 use crate::results::model::{CheckRow, TestReport};
 use crate::sandbox::{Command, Limits};
 use crate::store::{Key, ResultStore};
 use crate::suite::Launch;
-use crate::verdict::Judge;
 
 /// Everything marking one submission against one source of tests takes.
 pub struct Plan<'s> {

@@ -15,9 +15,8 @@
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, DiffOp, DiffTag};
 
-use crate::results::text::{escape_bytes, shorten};
-use crate::sandbox::{Exit, RunOutcome};
-use crate::verdict::{Judge, Judged, RefereeError};
+use crate::results::text::escape_bytes;
+use crate::sandbox::Exit;
 
 /// What a script is, from its name's prefix; also the order within a folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -107,42 +106,6 @@ impl std::fmt::Display for Mismatch {
             show(&self.expected_line),
             show(&self.actual_line)
         )
-    }
-}
-
-/// A step's judge: stacscheck's pass rule as a [`Judge`]. Its exit status is its answer (a
-/// build or test passes by exiting 0) and silence is a fine answer; a run killed by a signal
-/// or past a limit never reaches it ([`crate::verdict::decide`] says so first).
-pub struct StepJudge {
-    kind: StepKind,
-    expected: Vec<u8>,
-}
-
-impl StepJudge {
-    pub fn new(step: &super::Step) -> StepJudge {
-        StepJudge { kind: step.kind, expected: step.expected_output.clone().unwrap_or_default() }
-    }
-}
-
-impl Judge for StepJudge {
-    fn exit_status_is_an_answer(&self) -> bool {
-        true
-    }
-
-    fn silence_is_an_answer(&self) -> bool {
-        true
-    }
-
-    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
-        Ok(match judge(self.kind, run.exit, &run.stdout, &run.stderr, &self.expected) {
-            Ok(()) => Judged::Accepted,
-            Err(Failure::Mismatch(mismatch)) => {
-                Judged::WrongAnswer { explanation: mismatch.to_string(), diff: shorten(&mismatch.diff, 2000) }
-            }
-            Err(failure @ Failure::ExitStatus(_)) => {
-                Judged::WrongAnswer { explanation: failure.to_string(), diff: String::new() }
-            }
-        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! stacscheck trees, run unchanged: a folder of the course's old test tree → a [`Tree`] of
 //! [`Step`]s (one per script run, in stacscheck's order, with the builds guarding each), and a
-//! finished run → pass or a [`Failure`] by stacscheck's own rules ([`StepJudge`]).
+//! finished run → pass or a [`Failure`] by stacscheck's own rules (as a judge:
+//! [`crate::judge::StepJudge`]).
 //!
 //! The tree format (see `docs/stacscheck.md`) in short: `practical.config`
 //! at the root ([`config`]); `build*`, `test*`, `info*` and `prog*` scripts ending in `.sh`;
@@ -10,8 +11,7 @@
 //!   with the builds guarding each ([`Step::guarded_by`]) and the `.in`/`.out` contents read;
 //!   [`Tree::warnings`] lists files that stacscheck would silently never use;
 //! - [`compare::judge`] ([`compare::compare`] for the output rule alone): a finished run →
-//!   `Ok(())` or a [`Failure`], with a [`Mismatch`] diff for output; [`StepJudge`] is that rule
-//!   as a [`crate::verdict::Judge`].
+//!   `Ok(())` or a [`Failure`], with a [`Mismatch`] diff for output.
 //!
 //! [`crate::plan::from_tree`] makes the tree a [`crate::plan::Plan`] (each step a run of
 //! `bash SCRIPT` with `TESTDIR` and `SCRATCHDIR`, the builds as stages, the tree copied without
@@ -47,7 +47,7 @@ mod tree;
 
 use std::path::PathBuf;
 
-pub use compare::{Failure, Mismatch, StepJudge, StepKind};
+pub use compare::{Failure, Mismatch, StepKind};
 pub use config::{Config, ConfigError};
 pub use tree::{Step, Tree, Warning};
 

@@ -1,0 +1,26 @@
+//! A suite test's judge: the suite's reference (its game's checker and solver), given the
+//! test's puzzle, candidate input and expected answer, and the program's whole standard output.
+
+use bhref::referee::Instance;
+
+use super::Judge;
+use crate::sandbox::RunOutcome;
+use crate::suite::{Suite, Test};
+use crate::verdict::{Judged, RefereeError};
+
+/// The reference of `suite` judging `test`'s answers.
+pub struct RefereeJudge<'s> {
+    pub suite: &'s Suite,
+    pub test: &'s Test,
+}
+
+impl Judge for RefereeJudge<'_> {
+    fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError> {
+        let def = &self.test.def;
+        let name = def.puzzle.display().to_string();
+        let instance = Instance { name: &name, text: &def.puzzle_text };
+        let judgement =
+            self.suite.referee.judge(&def.kind, instance, def.input.as_deref(), &self.test.expected, &run.stdout);
+        judgement.map(Judged::from)
+    }
+}
