@@ -163,7 +163,7 @@ fn mark(args: MarkArgs, output: &Output) -> Result<Exit, CliError> {
         stop: stop_on_interrupt(output.quiet),
     };
     let mut progress = report::Progress::new(output.color, Some(args.out.clone()));
-    let mut rejudge = report::Rejudge { dir: args.out.clone() };
+    let mut rejudge = report::Rejudge::new(args.out.clone());
     let mut files = report::Files { roster, ..report::Files::new(args.out.clone()) };
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut rejudge, &mut files];
     if !output.quiet {

@@ -126,3 +126,28 @@ fn an_interrupted_marking_resumes_with_only_the_missing_work() {
     let forced = mark(&class, &out, &["--force"]);
     assert!(!String::from_utf8_lossy(&forced.stderr).contains("reused"));
 }
+
+/// Marking again into the same folder says which verdicts changed since the reports there were
+/// written: here a report whose verdicts were edited stands for an earlier marking's.
+#[test]
+fn marking_again_names_each_verdict_that_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = class(dir.path());
+    let out = dir.path().join("out");
+    let first = mark(&class, &out, &[]);
+    assert!(!String::from_utf8_lossy(&first.stderr).contains("rejudge:"));
+    let report_path = out.join("students/alice.json");
+    let mut report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report_path).unwrap()).unwrap();
+    let tests = report["parts"][0]["tests"].as_array_mut().unwrap();
+    let changed = tests[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(tests[0]["verdict"], "accepted");
+    tests[0]["verdict"] = "wrong_answer".into();
+    std::fs::write(&report_path, serde_json::to_vec(&report).unwrap()).unwrap();
+    let again = mark(&class, &out, &[]);
+    let rejudged: Vec<String> = String::from_utf8_lossy(&again.stderr)
+        .lines()
+        .filter(|line| line.starts_with("rejudge:"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(rejudged, [format!("rejudge: alice: {changed}: wrong_answer -> accepted")]);
+}

@@ -1,0 +1,169 @@
+//! Progress on standard error: events → a bar (on a terminal) or a line per student (in a log),
+//! and a closing line saying what was marked, what was not and where the reports are.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{ColorChoice, Event, ReportError, Reporter};
+use crate::results::model::{ClassReport, StudentReport};
+use crate::results::text;
+
+/// Progress on standard error: a bar with an ETA on a terminal, a plain line per student ending
+/// `[k/N, about T left]` otherwise, and a last line saying where the reports are and how long it took.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+    color: bool,
+    /// Where the reports go, for the last line (none when nothing is written).
+    out: Option<PathBuf>,
+    started: std::time::Instant,
+    total: usize,
+    done: usize,
+    /// Tests per submission, and the tests of each unfinished submission the bar has counted.
+    tests: usize,
+    counted: std::collections::HashMap<String, usize>,
+}
+
+impl Progress {
+    /// Progress for a marking whose reports go to `out`, coloured or not.
+    pub fn new(color: ColorChoice, out: Option<PathBuf>) -> Self {
+        Progress {
+            bar: None,
+            color: color.for_stderr(),
+            out,
+            started: std::time::Instant::now(),
+            total: 0,
+            done: 0,
+            tests: 0,
+            counted: Default::default(),
+        }
+    }
+
+    /// `text` in the colour of a score (green: full marks, red: none, yellow: some).
+    fn paint(&self, text: String, score: f64, max: f64) -> String {
+        if !self.color {
+            return text;
+        }
+        let code = match crate::score::to_units(score) {
+            0 => 31,
+            s if s >= crate::score::to_units(max) => 32,
+            _ => 33,
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// A duration as people read it: `42 s`, `3 min 5 s`, `1 h 2 min`.
+pub fn human_duration(duration: std::time::Duration) -> String {
+    let secs = duration.as_secs();
+    match secs {
+        0..60 => format!("{:.1} s", duration.as_secs_f64()),
+        60..3600 => format!("{} min {} s", secs / 60, secs % 60),
+        _ => format!("{} h {} min", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+impl Reporter for Progress {
+    fn event(&mut self, event: &Event) -> Result<(), ReportError> {
+        match event {
+            Event::Started { submissions, tests } => {
+                self.started = std::time::Instant::now();
+                self.total = *submissions;
+                self.tests = *tests;
+                if std::io::stderr().is_terminal() {
+                    // Ticks per test, so a class of slow submissions still shows it moving.
+                    let bar = ProgressBar::new((*submissions * *tests) as u64);
+                    let style = ProgressStyle::with_template(
+                        "{bar:40} {pos}/{len} tests, {elapsed} so far, about {eta} left {msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
+                    bar.set_style(style);
+                    self.bar = Some(bar);
+                }
+            }
+            Event::RunDone { student, tests } => {
+                *self.counted.entry(student.clone()).or_default() += tests;
+                if let Some(bar) = &self.bar {
+                    bar.inc(*tests as u64);
+                }
+            }
+            Event::StudentDone { report, reused_runs } => self.student_done(report, *reused_runs),
+            Event::Finished(class) => self.finished(class),
+        }
+        Ok(())
+    }
+}
+
+impl Progress {
+    /// One line per student as each is marked: marks, verdicts, reused results; on a terminal
+    /// above the bar, else with the count and the time left.
+    fn student_done(&mut self, report: &StudentReport, reused_runs: usize) {
+        self.done += 1;
+        // The tests not counted by a run: reused, skipped, or never run.
+        let counted = self.counted.remove(&report.student).unwrap_or(0);
+        let rest = self.tests.saturating_sub(counted) as u64;
+        let reused = match reused_runs {
+            0 => String::new(),
+            n => format!(" [{} reused]", text::count(n, "stored result")),
+        };
+        let marks = self.paint(
+            format!("{} / {}", crate::score::format(report.score), crate::score::format(report.max_score)),
+            report.score,
+            report.max_score,
+        );
+        let line = format!(
+            "{}: {marks} ({}){reused}",
+            text::terminal(&report.student),
+            text::terminal(&summary_of_verdicts(report))
+        );
+        match &self.bar {
+            Some(bar) => {
+                bar.println(line);
+                bar.inc(rest);
+            }
+            None => {
+                // Not a terminal (a log, CI): a plain line per student with the ETA.
+                let elapsed = self.started.elapsed();
+                let left = self.total.saturating_sub(self.done);
+                let eta = elapsed.mul_f64(left as f64 / self.done as f64);
+                let eta = match left {
+                    0 => String::new(),
+                    _ => format!(", about {} left", human_duration(eta)),
+                };
+                // The name first, so a log can be searched by student.
+                eprintln!("{line} [{}/{}{eta}]", self.done, self.total)
+            }
+        }
+    }
+
+    /// The end of marking: what was not marked, harness problems, how long it took.
+    fn finished(&mut self, class: &ClassReport) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if !class.incomplete.is_empty() {
+            eprintln!(
+                "interrupted: not marked (blank in grades.csv and canvas.csv): {}",
+                text::terminal(&class.incomplete_names().join(", "))
+            );
+        }
+        for problem in &class.harness_problems {
+            eprintln!("harness problem: {}", text::terminal(&problem.message));
+        }
+        let took = human_duration(self.started.elapsed());
+        let marked = text::count(class.students.len(), "submission");
+        match &self.out {
+            Some(out) => eprintln!("marked {marked} in {took}; reports in {}", out.display()),
+            None => eprintln!("marked {marked} in {took}"),
+        }
+    }
+}
+
+fn summary_of_verdicts(report: &StudentReport) -> String {
+    if report.build.verdict != crate::build::BuildVerdict::Ok {
+        return format!("build: {}", report.build.detail);
+    }
+    let counts: Vec<String> = report.verdict_counts().iter().map(|(v, n)| format!("{n} {}", v.label())).collect();
+    counts.join(", ")
+}
