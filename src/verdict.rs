@@ -1,4 +1,4 @@
-//! Verdicts: a run's [`RunOutcome`] and its test's [`Judge`] → one [`Decision`]: a [`Verdict`]
+//! Verdicts: a run's [`RunOutcome`] and its test's judge's finding ([`Judged`]) → one [`Decision`]: a [`Verdict`]
 //! with an explanation. The judges themselves are in [`crate::judge`].
 //!
 //! The order is fixed (as the judges that markers trust decide it), so the same run always gets
