@@ -1,5 +1,6 @@
-//! Verdicts: a run's [`RunOutcome`] and its test's judge's finding ([`Judged`]) → one [`Decision`]: a [`Verdict`]
-//! with an explanation. The judges themselves are in [`crate::judge`].
+//! Verdicts: a run's [`RunOutcome`] and its test's judge's finding ([`Judged`]) → one
+//! [`Decision`]: a [`Verdict`] with an explanation. The judges themselves are in
+//! [`crate::judge`].
 //!
 //! The order is fixed (as the judges that markers trust decide it), so the same run always gets
 //! the same verdict: harness error, time limit, memory limit, runtime error, output limit, no
