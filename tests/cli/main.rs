@@ -3,6 +3,7 @@
 
 mod bounds;
 mod errors;
+mod expectations;
 mod hostile;
 mod html;
 mod imports;

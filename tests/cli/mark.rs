@@ -1,6 +1,6 @@
 //! Marks every fixture submission once with the full bundled suite and checks each verdict, the
-//! class files and a report's text. Each fixture has one known defect (see
-//! fixtures/submissions/README.md); the suite must catch exactly it. Also marks the reference
+//! class files and a report's text. Each fixture has one known defect, and its `expected.yaml`
+//! says what the suite must make of it (the README's list is checked against them). Also marks the reference
 //! itself, `bhref`, as a submission: it must get full marks.
 
 use std::path::{Path, PathBuf};
@@ -8,201 +8,44 @@ use std::path::{Path, PathBuf};
 use bhgrade::build::BuildVerdict;
 use bhgrade::verdict::Verdict;
 
+use crate::expectations::{check_readme, fixtures_in};
 use crate::support::{mark_command, marked, quick_suite, repo, typed, verdicts};
 
-/// Every test of the bundled suite, in suite order.
-const TESTS: [&str; 50] = [
-    "part1/valid-handout",
-    "part1/one-move-short-handout",
-    "part1/valid-standard",
-    "part1/wrong-card",
-    "part1/not-adjacent-first",
-    "part1/empty-solution-empty-layout",
-    "part1/valid-two-ranks",
-    "part1/valid-hole-not-ace",
-    "part1/valid-multiline",
-    "part1/one-move-short",
-    "part1/not-adjacent-later",
-    "part1/empty-pile",
-    "part1/pile-out-of-range",
-    "part1/dangling-integer",
-    "part1/worm-moves-in-check",
-    "part1/empty-solution-nonempty-layout",
-    "part2/handout-simple",
-    "part2/handout-unsolvable",
-    "part2/empty-layout",
-    "part2/standard-deal",
-    "part2/standard-unsolvable",
-    "part2/one-card",
-    "part2/one-card-impossible",
-    "part2/two-ranks-unsolvable",
-    "part2/three-ranks-many-suits",
-    "part2/one-suit-hole-not-ace",
-    "part2/uneven-and-empty-piles",
-    "part2/hard-solvable",
-    "part2/hard-unsolvable",
-    "part2/hard-unsolvable-2",
-    "part3/bh-solution-is-wh-solution",
-    "part3/worm-solution",
-    "part3/card-left-in-worm-hole",
-    "part3/handout-worm",
-    "part3/bh-unsolvable-standard",
-    "part3/valid-standard",
-    "part3/one-move-short",
-    "part3/dangling-integer",
-    "part3/via-worm",
-    "part3/worm-hole-full",
-    "part3/worm-hole-empty",
-    "part3/wrong-worm-card",
-    "part3/worm-not-adjacent",
-    "part3/card-left-in-worm",
-    "part3/worm-only-solution",
-    "part3/empty-layout-worm",
-    "part3/unsolvable-uneven",
-    "part3/hard-standard",
-    "part3/hard-many-suits",
-    "part3/hard-unsolvable",
-];
-
-/// Check and checkworm tests whose answer is `false`.
-const FALSE_CHECKS: [&str; 18] = [
-    "part1/one-move-short-handout",
-    "part1/wrong-card",
-    "part1/not-adjacent-first",
-    "part1/one-move-short",
-    "part1/not-adjacent-later",
-    "part1/empty-pile",
-    "part1/pile-out-of-range",
-    "part1/dangling-integer",
-    "part1/worm-moves-in-check",
-    "part1/empty-solution-nonempty-layout",
-    "part3/card-left-in-worm-hole",
-    "part3/one-move-short",
-    "part3/dangling-integer",
-    "part3/worm-hole-full",
-    "part3/worm-hole-empty",
-    "part3/wrong-worm-card",
-    "part3/worm-not-adjacent",
-    "part3/card-left-in-worm",
-];
-
-/// Check tests whose candidate is legal but leaves exactly one card in the piles.
-const ONE_SHORT: [&str; 3] = ["part1/one-move-short-handout", "part1/one-move-short", "part3/one-move-short"];
-
-/// Checkworm tests whose candidate empties the piles but leaves a card in the worm hole.
-const CARD_LEFT_IN_WORM: [&str; 2] = ["part3/card-left-in-worm-hole", "part3/card-left-in-worm"];
-
-/// Solve and solveworm tests on solvable puzzles with cards in the piles.
-const SOLVABLE: [&str; 11] = [
-    "part2/handout-simple",
-    "part2/standard-deal",
-    "part2/one-card",
-    "part2/three-ranks-many-suits",
-    "part2/one-suit-hole-not-ace",
-    "part2/uneven-and-empty-piles",
-    "part2/hard-solvable",
-    "part3/handout-worm",
-    "part3/bh-unsolvable-standard",
-    "part3/hard-standard",
-    "part3/hard-many-suits",
-];
-
-/// Solve and solveworm tests on puzzles the reference proves unsolvable.
-const UNSOLVABLE: [&str; 8] = [
-    "part2/handout-unsolvable",
-    "part2/standard-unsolvable",
-    "part2/one-card-impossible",
-    "part2/two-ranks-unsolvable",
-    "part2/hard-unsolvable",
-    "part2/hard-unsolvable-2",
-    "part3/unsolvable-uneven",
-    "part3/hard-unsolvable",
-];
-
-/// Solve and solveworm tests on layouts whose piles are all empty (the answer is `1` alone).
-const EMPTY_LAYOUT: [&str; 2] = ["part2/empty-layout", "part3/empty-layout-worm"];
-
-fn solves() -> impl Iterator<Item = &'static str> {
-    SOLVABLE.into_iter().chain(UNSOLVABLE).chain(EMPTY_LAYOUT)
-}
-
-/// A fixture's expected build verdict, the verdict of most of its tests, and the exceptions.
-struct Expectation {
-    student: &'static str,
-    build: BuildVerdict,
-    usual: Verdict,
-    exceptions: Vec<(&'static str, Verdict)>,
-}
-
-fn expectations() -> Vec<Expectation> {
-    let all = |student, usual| Expectation { student, build: BuildVerdict::Ok, usual, exceptions: vec![] };
-    let except = |student, tests: &mut dyn Iterator<Item = &'static str>, verdict| Expectation {
-        student,
-        build: BuildVerdict::Ok,
-        usual: Verdict::Accepted,
-        exceptions: tests.map(|test| (test, verdict)).collect(),
-    };
-    let unbuilt = |student, build| Expectation { student, build, usual: Verdict::NotRun, exceptions: vec![] };
-    vec![
-        all("correct", Verdict::Accepted),
-        all("build-not-executable", Verdict::Accepted),
-        all("output-quirks", Verdict::Accepted),
-        all("stale-classes", Verdict::Accepted),
-        all("crashes", Verdict::RuntimeError),
-        except("check-always-true", &mut FALSE_CHECKS.into_iter(), Verdict::WrongAnswer),
-        except("check-one-short", &mut ONE_SHORT.into_iter(), Verdict::WrongAnswer),
-        except("worm-card-left", &mut CARD_LEFT_IN_WORM.into_iter(), Verdict::WrongAnswer),
-        except("solve-empty-zero", &mut EMPTY_LAYOUT.into_iter(), Verdict::WrongAnswer),
-        except("invalid-moves", &mut SOLVABLE.into_iter(), Verdict::WrongAnswer),
-        except("always-gives-up", &mut solves(), Verdict::GaveUp),
-        except("never-ends", &mut EMPTY_LAYOUT.into_iter(), Verdict::TimeLimit),
-        unbuilt("does-not-compile", BuildVerdict::BuildFailed),
-        unbuilt("no-build-script", BuildVerdict::NoBuildScript),
-    ]
-}
-
+/// Each fixture's line in its README is written from its `expected.yaml`.
 #[test]
-fn the_groups_match_the_suite() {
-    let report = marked().json("correct");
-    let tests: Vec<&serde_json::Value> =
-        report["parts"].as_array().unwrap().iter().flat_map(|p| p["tests"].as_array().unwrap()).collect();
-    let ids: Vec<&str> = tests.iter().map(|t| t["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, TESTS, "TESTS lists the suite's tests in order");
-    for test in tests {
-        let id = test["id"].as_str().unwrap();
-        let is_solve = matches!(test["kind"].as_str(), Some("solve" | "solveworm"));
-        assert_eq!(
-            is_solve,
-            solves().filter(|t| *t == id).count() == 1,
-            "{id}: in exactly one solve group iff a solve"
-        );
-        let expected = test["expected"].as_str().unwrap();
-        assert_eq!(FALSE_CHECKS.contains(&id), expected == "false", "{id}: expected {expected}");
-        assert_eq!(UNSOLVABLE.contains(&id), expected == "0", "{id}: expected {expected}");
-    }
-    assert!(ONE_SHORT.iter().chain(&CARD_LEFT_IN_WORM).all(|t| FALSE_CHECKS.contains(t)));
+fn the_readme_says_what_each_fixtures_data_says() {
+    check_readme(
+        &repo().join("fixtures/submissions"),
+        "One line per fixture: its defect, then the verdict each test kind must get.",
+        "- **",
+        |name, expectation| format!("- **{name}**: {} → {}", expectation.defect, expectation.effect),
+    );
 }
 
 #[test]
 fn every_fixture_gets_exactly_its_verdicts() {
     let marked = marked();
     assert_eq!(marked.status, 0, "bhgrade mark failed: {}", marked.stderr);
+    let fixtures = fixtures_in(&repo().join("fixtures/submissions"));
     let mut problems = Vec::new();
-    for expectation in expectations() {
-        let report = marked.json(expectation.student);
+    for (student, (_, expectation)) in &fixtures {
+        let report = marked.json(student);
         let build: Option<BuildVerdict> = typed(&report["build"]["verdict"]);
         if build != Some(expectation.build) {
-            problems.push(format!("{}: build {build:?}, expected {:?}", expectation.student, expectation.build));
+            problems.push(format!("{student}: build {build:?}, expected {:?}", expectation.build));
         }
         let got = verdicts(&report);
-        for test in TESTS {
-            let want = expectation.exceptions.iter().find(|(id, _)| *id == test).map_or(expectation.usual, |(_, v)| *v);
-            let actual = got.get(test).copied();
-            if actual != Some(want) {
-                problems.push(format!("{} {test}: {actual:?}, expected {want:?}", expectation.student));
+        if let Some(unknown) = expectation.named().find(|test| !got.contains_key(*test)) {
+            problems.push(format!("{student}/expected.yaml names `{unknown}`, which the suite does not have"));
+        }
+        for (test, actual) in &got {
+            let want = expectation.verdict_of(test);
+            if *actual != want {
+                problems.push(format!("{student} {test}: {actual:?}, expected {want:?}"));
             }
         }
     }
+    assert_eq!(fixtures.len(), 14, "{:?}", fixtures.keys());
     assert!(problems.is_empty(), "verdicts differ:\n{}", problems.join("\n"));
 }
 

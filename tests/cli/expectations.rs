@@ -1,0 +1,80 @@
+//! What each fixture submission must get, as data beside it (`fixtures/*/NAME/expected.yaml`, as
+//! problemtools keeps a submission's expected verdict beside it): read here for the tests that
+//! mark the fixtures, and held against the fixtures' README, whose line for each is written from
+//! the same `defect` and `effect`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bhgrade::build::BuildVerdict;
+use bhgrade::verdict::Verdict;
+
+/// One fixture's `expected.yaml`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expectation {
+    /// The defect, as the README states it.
+    pub defect: String,
+    /// Its effect on the verdicts, as the README states it.
+    pub effect: String,
+    pub build: BuildVerdict,
+    /// The verdict of every test not listed in `except`.
+    pub usual: Verdict,
+    /// The tests that get another verdict, by verdict.
+    #[serde(default)]
+    pub except: BTreeMap<Verdict, Vec<String>>,
+}
+
+impl Expectation {
+    /// The verdict `test` must get.
+    pub fn verdict_of(&self, test: &str) -> Verdict {
+        let listed = self.except.iter().find(|(_, tests)| tests.iter().any(|t| t == test));
+        listed.map_or(self.usual, |(verdict, _)| *verdict)
+    }
+
+    /// Every test named in `except`.
+    pub fn named(&self) -> impl Iterator<Item = &str> {
+        self.except.values().flatten().map(String::as_str)
+    }
+}
+
+/// Every fixture in `folder` (a subfolder with an `expected.yaml`), by name, read; a subfolder
+/// holding a submission (`src/`) without one fails the test, as does a file that does not parse.
+pub fn fixtures_in(folder: &Path) -> BTreeMap<String, (PathBuf, Expectation)> {
+    let mut fixtures = BTreeMap::new();
+    for entry in std::fs::read_dir(folder).expect("the fixtures folder") {
+        let path = entry.expect("an entry").path();
+        if !path.join("src").is_dir() {
+            continue;
+        }
+        let file = path.join("expected.yaml");
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let expectation: Expectation =
+            serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        fixtures.insert(name, (path, expectation));
+    }
+    fixtures
+}
+
+/// Holds the README of `folder` to its fixtures' data: each fixture's line is `line(name,
+/// expectation)` exactly, and the README's part from the line `from` to the next heading has as
+/// many lines that start like one (`prefix`) as there are fixtures.
+pub fn check_readme(folder: &Path, from: &str, prefix: &str, line: impl Fn(&str, &Expectation) -> String) {
+    let readme_path = folder.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let fixtures = fixtures_in(folder);
+    let mut problems = Vec::new();
+    for (name, (_, expectation)) in &fixtures {
+        let wanted = line(name, expectation);
+        if !readme.lines().any(|l| l == wanted) {
+            problems.push(format!("no line\n  {wanted}\n(from {name}/expected.yaml)"));
+        }
+    }
+    let section = readme.lines().skip_while(|l| *l != from).skip(1).take_while(|l| !l.starts_with("## "));
+    let lines = section.filter(|l| l.starts_with(prefix)).count();
+    if lines != fixtures.len() {
+        problems.push(format!("{lines} fixture lines, {} fixtures", fixtures.len()));
+    }
+    assert!(problems.is_empty(), "{}:\n{}", readme_path.display(), problems.join("\n"));
+}
