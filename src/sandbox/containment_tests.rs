@@ -3,30 +3,15 @@
 //! alone, with the others off where they would hide it). A test whose layer this machine lacks
 //! says so ("skipped: ...") and checks nothing it cannot.
 
+use super::test_support::{limits, sandbox_with};
 use super::*;
 use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 
-fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
-    let tmp = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let sb = Sandbox::probe_with(&tmp.path().join("scratch"), policy).unwrap();
-    (tmp, sb)
-}
-
-fn limits() -> Limits {
-    Limits {
-        wall: Duration::from_secs(10),
-        cpu: Duration::from_secs(5),
-        memory_bytes: 256 << 20,
-        output_bytes: 1 << 20,
-    }
-}
-
 /// The lines a shell script printed (its stderr in the message if it failed).
 fn lines(sb: &Sandbox, cwd: &Path, script: &str) -> Vec<String> {
     let cmd = Command::new("/bin/sh", cwd).arg("-c").arg(script);
-    let out = sb.run(&cmd, &limits()).unwrap();
+    let out = sb.run(&cmd, &limits(10_000)).unwrap();
     assert_eq!(out.exit, Exit::Code(0), "{script}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
@@ -191,7 +176,7 @@ fn a_supervisor_killed_from_outside_is_a_harness_failure_not_the_programs() {
     let tag = format!("bhgrade-lost-supervisor-{}", std::process::id());
     let cmd = Command::new("/bin/sh", tmp.path()).arg("-c").arg("sleep 30; :").arg(&tag);
     std::thread::scope(|scope| {
-        let run = scope.spawn(|| sb.run(&cmd, &limits()));
+        let run = scope.spawn(|| sb.run(&cmd, &limits(10_000)));
         let shell = wait_for(&tag, Duration::from_secs(10)).expect("the run started");
         // The program's parent is the init of its PID namespace, or the supervisor itself; the
         // supervisor is the harness's own child.
@@ -308,7 +293,7 @@ fn a_pristine_run_leaves_nothing_for_the_next() {
     let script = "cat built.txt; ls; echo run >> built.txt; echo saved > progress.txt; mkdir -p work";
     let run = |pristine: bool| {
         let cmd = Command::new("/bin/sh", &copy).arg("-c").arg(script).pristine(pristine);
-        let out = sb.run(&cmd, &limits()).unwrap();
+        let out = sb.run(&cmd, &limits(10_000)).unwrap();
         assert_eq!(out.exit, Exit::Code(0), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
@@ -335,7 +320,7 @@ fn each_submission_runs_as_an_identity_of_its_own() {
     let (first, second) = (sb.identity().unwrap(), sb.identity().unwrap());
     let ids_of = |identity: &Identity| {
         let cmd = Command::new("/bin/sh", tmp.path()).arg("-c").arg("id -u; id -g").run_as(Some(identity.ids()));
-        let out = sb.run(&cmd, &limits()).unwrap();
+        let out = sb.run(&cmd, &limits(10_000)).unwrap();
         assert_eq!(out.exit, Exit::Code(0), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).split_whitespace().map(|n| n.parse::<u32>().unwrap()).collect::<Vec<_>>()
     };
@@ -347,7 +332,7 @@ fn each_submission_runs_as_an_identity_of_its_own() {
     if sb.own_root_active() {
         // The box's accounts name it (a JVM's `user.name` is not `?`).
         let cmd = Command::new("/bin/sh", tmp.path()).arg("-c").arg("whoami").run_as(Some(first.ids()));
-        assert_eq!(String::from_utf8_lossy(&sb.run(&cmd, &limits()).unwrap().stdout), "student\n");
+        assert_eq!(String::from_utf8_lossy(&sb.run(&cmd, &limits(10_000)).unwrap().stdout), "student\n");
     }
     drop(first);
     // Another submission gets one again (not the one still held; other markings on the machine
@@ -370,8 +355,8 @@ fn a_copy_whose_build_locked_it_fails_the_student_not_the_harness() {
     }
     sb.add_copy(&copy);
     let build = Command::new("/bin/sh", copy.join("src")).arg("-c").arg("chmod 000 .");
-    assert_eq!(sb.run(&build, &limits()).unwrap().exit, Exit::Code(0));
-    let out = sb.run(&Command::new("/bin/true", copy.join("src")).pristine(true), &limits()).unwrap();
+    assert_eq!(sb.run(&build, &limits(10_000)).unwrap().exit, Exit::Code(0));
+    let out = sb.run(&Command::new("/bin/true", copy.join("src")).pristine(true), &limits(10_000)).unwrap();
     assert_eq!(out.exit, Exit::Code(127));
     assert!(String::from_utf8_lossy(&out.stderr).contains("may not be entered"), "{out:?}");
     std::fs::set_permissions(copy.join("src"), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -401,7 +386,7 @@ fn a_runs_home_and_tmp_are_in_its_own_bounded_tmpfs() {
         i=0; while [ $i -lt 100 ] && true 2>/dev/null > /tmp/f$i; do i=$((i+1)); done; echo $i"#
     );
     let cmd = Command::new("/bin/sh", &copy).arg("-c").arg(script).pristine(true);
-    let out = sb.run(&cmd, &limits()).unwrap();
+    let out = sb.run(&cmd, &limits(10_000)).unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
     let want = ["home", "copy", "tmp", "full"];
@@ -434,7 +419,7 @@ fn without_a_memory_cgroup_a_runs_tmpfs_counts_as_its_memory() {
     if skip_without(&sb.pristine, "pristine runs", test) {
         return;
     }
-    let limits = Limits { memory_bytes: 64 << 20, ..limits() };
+    let limits = Limits { memory_bytes: 64 << 20, ..limits(10_000) };
     let sort = "head -c 41943040 /dev/zero | sort -S 200M > /dev/null; echo sorted";
     let run = |script: String| sb.run(&Command::new("/bin/sh", tmp.path()).arg("-c").arg(script), &limits).unwrap();
     let alone = run(sort.to_string());

@@ -2,46 +2,13 @@
 //! staging of inputs, and the isolation modes. A test whose layer this machine lacks says so
 //! ("skipped: ...") and checks nothing it cannot.
 
+use super::test_support::{limits, sandbox_with, sh, survivors};
 use super::*;
 use std::os::unix::fs::PermissionsExt;
-use std::time::Duration;
-
-fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
-    let tmp = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let sb = Sandbox::probe_with(&tmp.path().join("scratch"), policy).unwrap();
-    (tmp, sb)
-}
 
 /// Without cgroups, so that only the supervisor can catch what escapes the process group.
 fn supervisor_only(pid_namespace: bool) -> Policy {
     Policy { use_cgroups: false, pid_namespace, ..Policy::default() }
-}
-
-fn limits(wall_ms: u64) -> Limits {
-    Limits {
-        wall: Duration::from_millis(wall_ms),
-        cpu: Duration::from_secs(5),
-        memory_bytes: 256 << 20,
-        output_bytes: 1 << 20,
-    }
-}
-
-fn sh(cwd: &Path, script: &str) -> Command {
-    Command::new("/bin/sh", cwd).arg("-c").arg(script).arg("sh")
-}
-
-/// Processes whose command line holds `tag` as a whole argument.
-fn survivors(tag: &str) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .is_ok_and(|c| c.split(|&b| b == 0).any(|arg| arg == tag.as_bytes()))
-        })
-        .collect()
 }
 
 fn landlock_or_skip(sb: &Sandbox, test: &str) -> bool {

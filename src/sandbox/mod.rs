@@ -83,6 +83,8 @@ mod scratch;
 mod seccomp;
 mod supervisor;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 mod watch;
 

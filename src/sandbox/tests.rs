@@ -1,17 +1,12 @@
 //! Tests of the sandbox against small adversarial programs (sh one-liners). Limits are small;
 //! nothing sleeps to synchronise: every check is made on the returned outcome or on /proc.
 
+use super::test_support::{limits, sandbox_with, sh, survivors};
 use super::*;
 use crate::skip::skipped;
 use std::os::unix::process::ExitStatusExt;
 use std::time::Duration;
 use std::time::Instant;
-
-fn sandbox_with(policy: Policy) -> (tempfile::TempDir, Sandbox) {
-    let tmp = tempfile::tempdir().unwrap();
-    let sb = Sandbox::probe_with(&tmp.path().join("scratch"), policy).unwrap();
-    (tmp, sb)
-}
 
 fn sandbox() -> (tempfile::TempDir, Sandbox) {
     sandbox_with(Policy::default())
@@ -19,30 +14,6 @@ fn sandbox() -> (tempfile::TempDir, Sandbox) {
 
 fn no_cgroups() -> Policy {
     Policy { use_cgroups: false, ..Policy::default() }
-}
-
-fn limits(wall_ms: u64) -> Limits {
-    Limits {
-        wall: Duration::from_millis(wall_ms),
-        cpu: Duration::from_secs(5),
-        memory_bytes: 256 << 20,
-        output_bytes: 1 << 20,
-    }
-}
-
-fn sh(tmp: &tempfile::TempDir, script: &str) -> Command {
-    Command::new("/bin/sh", tmp.path()).arg("-c").arg(script)
-}
-
-/// Processes whose command line is exactly `sleep <tag>`.
-fn survivors(tag: &str) -> Vec<i32> {
-    let wanted = format!("sleep\0{tag}\0");
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == wanted.as_bytes()))
-        .collect()
 }
 
 #[test]

@@ -146,16 +146,8 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, i64, Vec<u8>)> {
 fn survivors(base: &Path) -> Vec<(i32, String)> {
     let base = base.to_string_lossy().into_owned();
     let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        if stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')) {
-            continue;
-        }
-        let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let cwd =
-            fs::read_link(format!("/proc/{pid}/cwd")).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+    for process in crate::support::Process::live() {
+        let (pid, cmdline, cwd) = (process.pid, process.command_line(), process.cwd());
         if cmdline.contains("bhgrade-hostile") || cwd.starts_with(&base) || cmdline.contains(&base) {
             if cmdline.contains("bhgrade mark") || pid == std::process::id() as i32 {
                 continue;

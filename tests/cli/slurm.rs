@@ -64,21 +64,11 @@ fn pid_namespace(pid: u32, ns: &str) -> Option<PathBuf> {
 /// the kernel lets happen only after every other process in it, or in a namespace nested in it
 /// (bhgrade's runs), has ended.
 fn members(ns: &Path) -> Vec<String> {
-    // The init, dead and orphaned, waits as a zombie for this machine's init to reap it.
-    let zombie = |proc: &Path| {
-        let stat = std::fs::read_to_string(proc.join("stat")).unwrap_or_default();
-        stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'))
-    };
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
-        .filter(|e| std::fs::read_link(e.path().join("ns/pid")).is_ok_and(|link| link == ns))
-        .filter(|e| !zombie(&e.path()))
-        .map(|e| {
-            let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
-            format!("{} ({})", e.file_name().to_string_lossy(), comm.trim())
-        })
+    // The init, dead and orphaned, waits as a zombie for this machine's init to reap it: not live.
+    crate::support::Process::live()
+        .into_iter()
+        .filter(|process| process.pid_namespace().is_some_and(|link| link == ns))
+        .map(|process| format!("{} ({})", process.pid, process.name()))
         .collect()
 }
 

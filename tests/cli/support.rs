@@ -92,13 +92,58 @@ pub fn marked() -> &'static Marked {
     })
 }
 
+/// A process as `/proc` shows it now.
+pub struct Process {
+    pub pid: i32,
+    dir: PathBuf,
+}
+
+impl Process {
+    /// Every process now, but those that have ended and wait to be reaped (zombies).
+    pub fn live() -> Vec<Process> {
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|entry| Some(Process { pid: entry.file_name().to_str()?.parse().ok()?, dir: entry.path() }))
+            .filter(|process| !process.stat().rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z')))
+            .collect()
+    }
+
+    fn stat(&self) -> String {
+        std::fs::read_to_string(self.dir.join("stat")).unwrap_or_default()
+    }
+
+    /// Its arguments, as given.
+    pub fn args(&self) -> Vec<Vec<u8>> {
+        let cmdline = std::fs::read(self.dir.join("cmdline")).unwrap_or_default();
+        cmdline.split(|&b| b == 0).filter(|arg| !arg.is_empty()).map(<[u8]>::to_vec).collect()
+    }
+
+    /// Its command line, arguments joined by spaces.
+    pub fn command_line(&self) -> String {
+        let args: Vec<String> = self.args().iter().map(|arg| String::from_utf8_lossy(arg).into_owned()).collect();
+        args.join(" ")
+    }
+
+    /// Its working folder ("" when it cannot be read).
+    pub fn cwd(&self) -> String {
+        std::fs::read_link(self.dir.join("cwd")).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// Its name (`comm`).
+    pub fn name(&self) -> String {
+        std::fs::read_to_string(self.dir.join("comm")).unwrap_or_default().trim().to_string()
+    }
+
+    /// Its PID namespace.
+    pub fn pid_namespace(&self) -> Option<PathBuf> {
+        std::fs::read_link(self.dir.join("ns/pid")).ok()
+    }
+}
+
 /// A live process with `tag` as a whole argument of its command line, if there is one now.
 pub fn process_with_arg(tag: &str) -> Option<i32> {
-    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
-        let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
-        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-        cmdline.split(|&b| b == 0).any(|arg| arg == tag.as_bytes()).then_some(pid)
-    })
+    Process::live().into_iter().find(|process| process.args().iter().any(|arg| arg == tag.as_bytes())).map(|p| p.pid)
 }
 
 /// The parent of `pid` from /proc (0 when it is gone).
