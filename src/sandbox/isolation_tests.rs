@@ -93,7 +93,7 @@ fn writes_land_only_in_the_home_and_the_declared_copy() {
         touch "$2" 2>/dev/null
         ls -A "$3" 2>/dev/null | grep -q bhgrade-owner && echo LEAK-list
         echo done"#;
-    let cmd = sh(&copy.join("src"), script).args([outside.as_os_str(), marker.as_ref(), sb.scratch_root().as_os_str()]);
+    let cmd = sh(copy.join("src"), script).args([outside.as_os_str(), marker.as_ref(), sb.scratch_root().as_os_str()]);
     let out = sb.run(&cmd, &limits(5000)).unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "wrote\ndone\n", "{}", String::from_utf8_lossy(&out.stderr));
     assert!(copy.join("src/b").exists() && copy.join("c").exists());
