@@ -23,26 +23,49 @@
 //! - [`merge`]: the outputs of sharded marking → one class report;
 //! - [`regen`]: a suite → its expected answers from the reference (the organiser's tool).
 //!
-//! Beneath them: [`environment`] (the plan's limits, the machine and the sandbox's layers →
+//! Beneath them: [`environment`] (each test's limits, the machine and the sandbox's layers →
 //! the marking environment every report records), [`clock`] (UTC timestamps) and [`fsutil`].
+//! Every module is a file, `name.rs`, with its submodules (if any) in the folder `name/`.
+
+// One module style: `name.rs` beside its folder `name/`, never `name/mod.rs`.
+#![deny(clippy::mod_module_files)]
+
+// The pipeline, in the order above (the tests, a plan, a built copy, runs, judges, verdicts,
+// marks, results and their output); a blank line keeps rustfmt from sorting it.
+pub mod suite;
+
+pub mod stacscheck;
+
+pub mod plan;
 
 pub mod archive;
+
 pub mod build;
+
+pub mod sandbox;
+
+pub mod judge;
+
+pub mod verdict;
+
+pub mod score;
+
+pub mod results;
+
+pub mod report;
+
+// What runs the pipeline (its one owner), keeps its results, combines shards, and makes suites.
+pub mod pipeline;
+
+pub mod store;
+
+pub mod merge;
+
+pub mod regen;
+
+// Beneath them all.
 pub mod clock;
 pub mod environment;
 pub mod fsutil;
-pub mod judge;
-pub mod merge;
-pub mod pipeline;
-pub mod plan;
-pub mod regen;
-pub mod report;
-pub mod results;
-pub mod sandbox;
-pub mod score;
 #[cfg(test)]
 mod skip;
-pub mod stacscheck;
-pub mod store;
-pub mod suite;
-pub mod verdict;

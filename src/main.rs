@@ -1,6 +1,9 @@
 //! The `bhgrade` command line: parses arguments, runs the library, and is the only place that
 //! turns errors into messages and exit statuses (documented in the README).
 
+// One module style: `name.rs` beside its folder `name/`, never `name/mod.rs`.
+#![deny(clippy::mod_module_files)]
+
 mod cli;
 
 use std::process::ExitCode;
