@@ -300,7 +300,8 @@ pub fn mark(
     // Kept until marking ends: the copy every run's tree is read from.
     let shared = shared_workspace(plan, options, sandbox)?;
     let workspace = shared.as_ref().map(|folder| folder.path().join(crate::plan::Workspace::DIR));
-    let context = Context { plan, submissions, sandbox, options, queue: SharedQueue::default(), workspace };
+    let context =
+        Context { plan, submissions, sandbox, options, queue: SharedQueue::new(options.slots.len()), workspace };
     announce(reporters, &Event::Started { submissions: submissions.len(), tests: plan.tests.len() })?;
     let (done_tx, done_rx) = mpsc::channel::<Done>();
     let mut reports: Vec<StudentReport> = Vec::with_capacity(submissions.len());

@@ -1,5 +1,8 @@
 //! The work queue the pipeline's workers share: builds and runs → handed out runs first, so a
-//! submission that has built finishes (and its report appears) before new ones start.
+//! submission that has built finishes (and its report appears) before new ones start; but once
+//! no more builds are waiting than there are workers, builds first, so the last submissions
+//! build side by side and their runs fill every worker to the end, rather than one worker
+//! building the last submission while the others wait.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -31,13 +34,19 @@ struct Queue {
 }
 
 /// The work queue shared by the workers.
-#[derive(Default)]
 pub(super) struct SharedQueue {
     queue: Mutex<Queue>,
     ready: Condvar,
+    /// How many workers take jobs from it.
+    workers: usize,
 }
 
 impl SharedQueue {
+    /// A queue for `workers` workers, empty and open.
+    pub(super) fn new(workers: usize) -> SharedQueue {
+        SharedQueue { queue: Mutex::default(), ready: Condvar::new(), workers }
+    }
+
     /// Queues a job, unless marking is stopping.
     pub(super) fn push(&self, job: Job) {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
@@ -63,7 +72,11 @@ impl SharedQueue {
     pub(super) fn pop(&self) -> Option<Job> {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(job) = queue.runs.pop_front().or_else(|| queue.builds.pop_front()) {
+            let job = match queue.builds.len() <= self.workers {
+                true => queue.builds.pop_front().or_else(|| queue.runs.pop_front()),
+                false => queue.runs.pop_front().or_else(|| queue.builds.pop_front()),
+            };
+            if let Some(job) = job {
                 return Some(job);
             }
             if queue.closed {
