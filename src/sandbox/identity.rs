@@ -159,7 +159,17 @@ mod tests {
         let other = Identities::probe(61100, 2).unwrap();
         assert!(other.lend().is_none(), "another marking lent a held uid");
         drop(a);
-        assert_eq!(pool.lend().unwrap().ids(), RunAs { uid: 61100, gid: 61100 });
+        // Another test's thread may have forked while `a`'s lock was open: its child holds a copy
+        // of the lock until it closes its inherited fds (first thing) or execs, microseconds later.
+        // In a marking the pool then lends the next free uid; here there is none, so wait that out.
+        let back = (0..100_000).find_map(|_| {
+            let lent = pool.lend();
+            if lent.is_none() {
+                std::thread::yield_now();
+            }
+            lent
+        });
+        assert_eq!(back.expect("the uid given back is lent again").ids(), RunAs { uid: 61100, gid: 61100 });
         assert_eq!(pool.used().len(), 2);
     }
 
