@@ -1,4 +1,4 @@
-//! What both games' command lines share: the `--game` names ([`GameName`]), the contract's
+//! What every game's command line shares: the `--game` option ([`GameArg`]), the contract's
 //! flags ([`ContractFlags`]), reading a puzzle from a file or standard input, writing the
 //! answer, the GEN limits, the help layout and how a clap error becomes `bhref: message` and
 //! exit status 2 (help and version go to standard output with status 0).
@@ -13,27 +13,19 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
 
 use crate::budget::{Budget, Stats};
 
-/// The games `--game` names.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum GameName {
-    /// Black Hole and Worm Hole patience (the 2021 practical)
-    #[default]
-    Blackhole,
-    /// Late Binding Solitaire (the 2022 practical)
-    Latebinding,
-}
-
-/// `--game`, which both games' parsers take so that each one's help shows it and checks it.
+/// `--game`, which every game's parser takes so that each one's help shows it and checks it.
+/// Its possible values and default are the registry's ([`crate::games::GAMES`]), set on the
+/// command by [`crate::games`] before it is parsed.
 #[derive(Debug, Args)]
 pub struct GameArg {
     /// The game whose contract to speak; each has its own commands and help
     /// (`bhref --game latebinding --help`)
-    #[arg(long, value_enum, value_name = "GAME", default_value_t)]
-    pub game: GameName,
+    #[arg(long, value_name = "GAME")]
+    pub game: Option<String>,
 }
 
 /// The flags of the check and solve commands. Every one is accepted by all of them, as it

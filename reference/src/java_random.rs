@@ -75,6 +75,29 @@ impl JavaRandom {
     }
 }
 
+/// The deck of `ranks * suits` cards `1..=R*S` shuffled as the 2022 starter shuffles it (and
+/// Gaps' generator after it): with `rnd = new Random(seed)`, for `i` from `0` to `N-2` swap
+/// `cards[i]` with `cards[i + rnd.nextInt(N-i)]`.
+///
+/// # Panics
+/// When `ranks * suits` exceeds `i32::MAX`, where Java's `int` arithmetic would overflow (and
+/// no such deck would fit in memory anyway).
+pub fn shuffled_deck(seed: i64, ranks: u32, suits: u32) -> Vec<u32> {
+    let size = ranks
+        .checked_mul(suits)
+        .filter(|&n| i32::try_from(n).is_ok())
+        .unwrap_or_else(|| panic!("a deck of {ranks} x {suits} cards is beyond Java's int"));
+    let mut cards: Vec<u32> = (1..=size).collect();
+    let mut rnd = JavaRandom::new(seed);
+    for i in 0..size.saturating_sub(1) {
+        // size - i >= 2 here and size < 2^31: a positive Java int.
+        let bound = i32::try_from(size - i).expect("bound fits in an int");
+        let j = i as usize + rnd.next_int_bounded(bound) as usize;
+        cards.swap(i as usize, j);
+    }
+    cards
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

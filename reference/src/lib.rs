@@ -35,6 +35,7 @@ mod derive_rules;
 pub mod games;
 pub mod java_random;
 pub mod latebinding;
+pub mod measure;
 pub mod memo;
 pub mod parse_util;
 pub mod referee;

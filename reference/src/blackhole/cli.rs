@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::blackhole::check::check;
 use crate::blackhole::model::{solution_line, Game, Puzzle};
@@ -321,9 +321,10 @@ fn run_gen(args: &GenArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs `bhref [--game blackhole] COMMAND ...` on `args` (the program's name first).
-pub fn main(args: Vec<OsString>) -> ExitCode {
-    let cli: BlackHoleCli = match crate::cli::parse(BlackHoleCli::command(), "bhref", args) {
+/// Runs `bhref [--game blackhole] COMMAND ...` on `args` (the program's name first), parsed by `command`:
+/// this game's clap command as the registry ([`crate::games`]) completed it.
+pub fn main(command: clap::Command, args: Vec<OsString>) -> ExitCode {
+    let cli: BlackHoleCli = match crate::cli::parse(command, "bhref", args) {
         Ok(cli) => cli,
         Err(status) => return status,
     };

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use super::check::check;
 use super::generate::{generate, DEFAULT_PILES, DEFAULT_RANKS, DEFAULT_SUITS};
@@ -220,9 +220,10 @@ fn run_gen(args: &GenArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Runs `bhref --game latebinding COMMAND ...` on `args` (the program's name first).
-pub fn main(args: Vec<OsString>) -> ExitCode {
-    let cli: LateBindingCli = match crate::cli::parse(LateBindingCli::command(), "bhref --game latebinding", args) {
+/// Runs `bhref --game latebinding COMMAND ...` on `args` (the program's name first), parsed by `command`:
+/// this game's clap command as the registry ([`crate::games`]) completed it.
+pub fn main(command: clap::Command, args: Vec<OsString>) -> ExitCode {
+    let cli: LateBindingCli = match crate::cli::parse(command, "bhref --game latebinding", args) {
         Ok(cli) => cli,
         Err(status) => return status,
     };

@@ -25,35 +25,14 @@ pub use name::GenName;
 
 use std::fmt::Write as _;
 
-use crate::java_random::JavaRandom;
+use crate::java_random::shuffled_deck;
 
-use super::model::{Card, Deck, Layout};
+use super::model::{Deck, Layout};
 
 /// The default arguments of `GEN seed [P] [R] [S]`.
 pub const DEFAULT_PILES: u32 = 17;
 pub const DEFAULT_RANKS: u32 = 13;
 pub const DEFAULT_SUITS: u32 = 4;
-
-/// The shuffled deck `new Random(seed)` gives: all `ranks * suits` cards.
-///
-/// # Panics
-/// When `ranks * suits` exceeds `i32::MAX`, where Java's `int` arithmetic would overflow (and
-/// no such deck would fit in memory anyway).
-fn shuffled(seed: i64, ranks: u32, suits: u32) -> Vec<Card> {
-    let size = ranks
-        .checked_mul(suits)
-        .filter(|&n| i32::try_from(n).is_ok())
-        .unwrap_or_else(|| panic!("a deck of {ranks} x {suits} cards is beyond Java's int"));
-    let mut cards: Vec<Card> = (1..=size).collect();
-    let mut rnd = JavaRandom::new(seed);
-    for i in 0..size.saturating_sub(1) {
-        // size - i >= 2 here and size < 2^31: a positive Java int.
-        let bound = i32::try_from(size - i).expect("bound fits in an int");
-        let j = i as usize + rnd.next_int_bounded(bound) as usize;
-        cards.swap(i as usize, j);
-    }
-    cards
-}
 
 /// The layout `java LBSMain GEN seed piles ranks suits` prints, as a [`Layout`] (its row holds
 /// `min(piles, ranks * suits)` cards).
@@ -61,7 +40,7 @@ fn shuffled(seed: i64, ranks: u32, suits: u32) -> Vec<Card> {
 /// # Panics
 /// When `ranks * suits` exceeds `i32::MAX`, where Java's `int` would overflow.
 pub fn deal(seed: i64, piles: u32, ranks: u32, suits: u32) -> Layout {
-    let mut row = shuffled(seed, ranks, suits);
+    let mut row = shuffled_deck(seed, ranks, suits);
     row.truncate(piles as usize);
     Layout { deck: Deck { ranks, suits }, row }
 }
