@@ -49,6 +49,13 @@ pub const GAMES: &[Game] = &[
         command: crate::latebinding::cli::LateBindingCli::command,
         main: crate::latebinding::cli::main,
     },
+    Game {
+        name: "gaps",
+        about: "Gaps, or Montana (seed 001's game: a third practical)",
+        referee: || Box::new(crate::gaps::referee::GapsReferee::default()),
+        command: crate::gaps::cli::GapsCli::command,
+        main: crate::gaps::cli::main,
+    },
 ];
 
 /// The names a suite may give as its `game:`, oldest practical first.

@@ -5,6 +5,7 @@
 mod bounds;
 mod check_props;
 mod differential;
+mod gaps_differential;
 mod generate_java;
 mod lbs_check_props;
 mod lbs_differential;

@@ -1,0 +1,202 @@
+//! `bhref --game gaps stats`: the paper's figures (§3.1, Tables 1 and 2) measured on generated
+//! deals.
+//!
+//! Input: a [`StatsRequest`] (deals `GEN S..S+N-1 R S'`, the variant, a node budget, whether to
+//! count every reachable position, how many random probes). Output: the report's text:
+//! winnability with its 95% Wilson interval, winning lines' lengths, nodes and CPU per deal
+//! (median, p99, max, mean) for the search to the first win, positions per deal for the full
+//! search, the random-play success rates, and the peak memory.
+//!
+//! Deals are shared out among threads one at a time; CPU time is each deal's own thread's
+//! (`CLOCK_THREAD_CPUTIME_ID`), so the figures do not depend on how many threads ran.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::generate::deal;
+use super::model::Variant;
+use super::play::sample;
+use super::solve::{explore, solve, Budget, Outcome};
+use crate::measure::{peak_rss_kib, percentile, thread_cpu_time, wilson_interval};
+use crate::rng::{scramble, SplitMix64};
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct StatsRequest {
+    pub deals: u64,
+    pub seed: i64,
+    pub ranks: u32,
+    pub suits: u32,
+    pub variant: Variant,
+    pub budget_nodes: u64,
+    /// Also count every reachable position (not stopping at a win), as the paper's Table 2.
+    pub full: bool,
+    /// Random play: the success rate with at most each of these many probes (Table 1).
+    pub probes: Vec<u32>,
+    /// Skip the search (random play only).
+    pub no_search: bool,
+    pub threads: usize,
+}
+
+/// One deal's figures.
+#[derive(Clone, Debug, Default)]
+struct DealFigures {
+    /// `Some(true)` won, `Some(false)` proved unwinnable, `None` undecided.
+    winnable: Option<bool>,
+    moves: Option<usize>,
+    nodes: u64,
+    cpu: Duration,
+    memo_bytes: usize,
+    /// Positions the full search met, and whether its count is exact.
+    positions: Option<(u64, bool)>,
+    /// The first random probe that won.
+    first_winning_probe: Option<u32>,
+}
+
+fn measure(request: &StatsRequest, index: u64) -> DealFigures {
+    let seed = request.seed.wrapping_add(index as i64);
+    let layout = deal(seed, request.ranks, request.suits);
+    let budget = Budget { max_nodes: request.budget_nodes, ..Budget::default() };
+    let budget = if request.no_search { Budget { max_nodes: 0, ..budget } } else { budget };
+    let before = thread_cpu_time().unwrap_or_default();
+    let solution = solve(&layout, request.variant, &budget);
+    let cpu = thread_cpu_time().unwrap_or_default().saturating_sub(before);
+    let (winnable, moves) = match &solution.outcome {
+        Outcome::Solved(line) => (Some(true), Some(line.len())),
+        Outcome::Unsolvable => (Some(false), None),
+        Outcome::GaveUp => (None, None),
+    };
+    let positions = request.full.then(|| {
+        let all = explore(&layout, request.variant, &budget);
+        (all.positions, all.complete)
+    });
+    let most = request.probes.iter().copied().max().unwrap_or(0);
+    let mut rng = SplitMix64::new(scramble(0x6761_7073, seed as u64));
+    DealFigures {
+        winnable,
+        moves,
+        nodes: solution.stats.nodes,
+        cpu,
+        memo_bytes: solution.stats.peak_memo_bytes,
+        positions,
+        first_winning_probe: sample(&layout, request.variant, most, &mut rng),
+    }
+}
+
+/// Measures every deal of `request`, on its threads.
+fn measure_all(request: &StatsRequest) -> Vec<DealFigures> {
+    let next = AtomicU64::new(0);
+    let results = Mutex::new(vec![DealFigures::default(); request.deals as usize]);
+    std::thread::scope(|scope| {
+        for _ in 0..request.threads.max(1) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= request.deals {
+                    break;
+                }
+                let figures = measure(request, index);
+                results.lock().unwrap_or_else(|e| e.into_inner())[index as usize] = figures;
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+fn rate(k: u64, n: u64) -> String {
+    let (low, high) = wilson_interval(k, n);
+    let share = if n == 0 { 0.0 } else { 100.0 * k as f64 / n as f64 };
+    format!("{k}/{n} = {share:.3}% (95% Wilson interval {:.2}% to {:.2}%)", 100.0 * low, 100.0 * high)
+}
+
+/// `median m, p99 p, max x` of `values`, each shown by `show`.
+fn spread<T: Copy + Ord>(values: &mut [T], show: impl Fn(T) -> String) -> String {
+    values.sort_unstable();
+    let at = |q| percentile(values, q).map_or_else(|| "-".to_string(), &show);
+    format!("median {}, p99 {}, max {}", at(0.5), at(0.99), at(1.0))
+}
+
+/// Runs the request and writes the report.
+pub fn report(request: &StatsRequest) -> String {
+    let all = measure_all(request);
+    let n = all.len() as u64;
+    let mut out = String::new();
+    let (first, last) = (request.seed, request.seed.wrapping_add(n.saturating_sub(1) as i64));
+    let _ = writeln!(
+        out,
+        "Gaps, {} variant: {n} deals (GEN {first} {r} {s} to GEN {last} {r} {s}), {} threads",
+        request.variant.name(),
+        request.threads.max(1),
+        r = request.ranks,
+        s = request.suits
+    );
+    let won = all.iter().filter(|d| d.winnable == Some(true)).count() as u64;
+    let lost = all.iter().filter(|d| d.winnable == Some(false)).count();
+    let _ = writeln!(out, "winnable: {}; proved unwinnable {lost}; undecided {}", rate(won, n), n - won - lost as u64);
+    let mut lengths: Vec<usize> = all.iter().filter_map(|d| d.moves).collect();
+    let usual = lengths.iter().filter(|&&m| (90..=130).contains(&m)).count() as u64;
+    let _ = writeln!(
+        out,
+        "winning lines: moves {}; {usual} of {} within 90 to 130",
+        spread(&mut lengths, |m| m.to_string()),
+        lengths.len()
+    );
+    let mut nodes: Vec<u64> = all.iter().map(|d| d.nodes).collect();
+    let mut cpu: Vec<Duration> = all.iter().map(|d| d.cpu).collect();
+    let mean_cpu = cpu.iter().sum::<Duration>().as_secs_f64() / n.max(1) as f64;
+    let _ = writeln!(out, "search to the first win, per deal: nodes {}", spread(&mut nodes, |v| v.to_string()));
+    let _ = writeln!(out, "  CPU {}, mean {mean_cpu:.4} s", spread(&mut cpu, |d| format!("{:.4} s", d.as_secs_f64())));
+    if request.full {
+        let mut positions: Vec<u64> = all.iter().filter_map(|d| d.positions.map(|(p, _)| p)).collect();
+        let inexact = all.iter().filter(|d| d.positions.is_some_and(|(_, exact)| !exact)).count();
+        let mean = positions.iter().sum::<u64>() as f64 / positions.len().max(1) as f64;
+        let _ = writeln!(
+            out,
+            "full search, positions per deal: mean {mean:.0}, {}; not counted exactly {inexact}",
+            spread(&mut positions, |v| v.to_string())
+        );
+    }
+    for &probes in &request.probes {
+        let wins = all.iter().filter(|d| d.first_winning_probe.is_some_and(|p| p <= probes)).count() as u64;
+        let _ = writeln!(out, "random play, at most {probes} probes: {}", rate(wins, n));
+    }
+    let memo = all.iter().map(|d| d.memo_bytes).max().unwrap_or(0);
+    let rss = peak_rss_kib().map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0));
+    let _ = writeln!(out, "peak memory: {rss} resident (the process); largest memo {:.1} MiB", memo as f64 / 1048576.0);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_run_reports_every_figure() {
+        let request = StatsRequest {
+            deals: 20,
+            seed: 1,
+            ranks: 5,
+            suits: 4,
+            variant: Variant::Basic,
+            budget_nodes: 1_000_000,
+            full: true,
+            probes: vec![1, 10],
+            no_search: false,
+            threads: 2,
+        };
+        let text = report(&request);
+        for part in [
+            "winnable: ",
+            "winning lines",
+            "nodes median",
+            "CPU median",
+            "full search",
+            "at most 10 probes",
+            "peak memory",
+        ] {
+            assert!(text.contains(part), "{part}: {text}");
+        }
+        assert!(text.contains("undecided 0"), "{text}");
+    }
+}
