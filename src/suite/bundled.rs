@@ -46,8 +46,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn both_bundled_suites_are_found_by_name_in_the_clone() {
-        assert_eq!(names(), ["cs3105-p1", "lbs-2022"]);
+    fn every_bundled_suite_is_found_by_name_in_the_clone() {
+        assert_eq!(names(), ["cs3105-p1", "gaps", "lbs-2022"]);
         assert_eq!(folder("cs3105-p1"), Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cs3105-p1")));
         assert!(folder("lbs-2022").is_some());
     }

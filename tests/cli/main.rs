@@ -4,6 +4,7 @@
 mod bounds;
 mod errors;
 mod expectations;
+mod gaps;
 mod hostile;
 mod html;
 mod imports;

@@ -1,0 +1,71 @@
+//! A third game through the same harness: the Gaps fixtures (real Java submissions, each with one
+//! known defect; see fixtures/gaps-submissions/README.md) marked with the bundled `suites/gaps`,
+//! every verdict asserted, and the suite held to its reference (`regen --check`, `--verify`).
+
+use std::collections::BTreeMap;
+
+use bhgrade::verdict::Verdict;
+
+use crate::expectations::{check_readme, fixtures_in};
+use crate::support::{bhgrade, copy_tree, repo, typed, verdicts};
+
+/// Each fixture's row in its README is written from its `expected.yaml`.
+#[test]
+fn the_readme_says_what_each_gaps_fixtures_data_says() {
+    check_readme(&repo().join("fixtures/gaps-submissions"), "## The fixtures", "| `", |name, expectation| {
+        format!("| `{name}` | {} | {} |", expectation.defect, expectation.effect)
+    });
+}
+
+#[test]
+fn every_gaps_fixture_gets_the_verdicts_of_its_defect() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    let fixtures = fixtures_in(&repo().join("fixtures/gaps-submissions"));
+    for (name, (path, _)) in &fixtures {
+        copy_tree(path, &class.join(name));
+    }
+    assert_eq!(fixtures.len(), 4, "{:?}", fixtures.keys());
+    let out = dir.path().join("out");
+    let output = bhgrade()
+        .args(["mark", "--quiet", "--suite"])
+        .arg(repo().join("suites/gaps"))
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut mismatches = Vec::new();
+    for (name, (_, expectation)) in &fixtures {
+        let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
+        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(typed(&report["build"]["verdict"]), Some(expectation.build), "{name}");
+        let got = verdicts(&report);
+        let want: BTreeMap<String, Verdict> = got.keys().map(|id| (id.clone(), expectation.verdict_of(id))).collect();
+        if let Some(unknown) = expectation.named().find(|test| !got.contains_key(*test)) {
+            mismatches.push(format!("{name}/expected.yaml names `{unknown}`, which the suite does not have"));
+        }
+        if got != want {
+            mismatches.push(format!("{name}:\n  got  {got:?}\n  want {want:?}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
+    assert!(grades.lines().any(|line| line == "correct,10.00,10.00,10.00,30.00"), "{grades}");
+}
+
+/// The bundled suite is what its reference says, and every `0` in it is confirmed by the second
+/// oracle (a breadth-first walk that shares no search code with the solver).
+#[test]
+fn the_gaps_suite_is_up_to_date_and_its_zeros_are_confirmed() {
+    let suite = repo().join("suites/gaps");
+    let check = bhgrade().args(["regen", "--check", "--suite"]).arg(&suite).output().unwrap();
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stderr));
+    let verify = bhgrade().args(["regen", "--verify", "--suite"]).arg(&suite).output().unwrap();
+    let stdout = String::from_utf8_lossy(&verify.stdout);
+    assert!(verify.status.success(), "{stdout}{}", String::from_utf8_lossy(&verify.stderr));
+    let zeros = stdout.lines().filter(|line| line.contains("| 0 | confirmed: a breadth-first walk met all")).count();
+    assert!(zeros >= 10, "{stdout}");
+    assert!(!stdout.contains("refuted") && !stdout.contains("undecided"), "{stdout}");
+}
