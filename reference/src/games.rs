@@ -27,9 +27,9 @@ pub struct Game {
     pub about: &'static str,
     /// Its reference, with its default solver budget.
     pub referee: fn() -> Box<dyn Referee>,
-    /// Its clap command (without `--game`'s values, which [`command_for`] adds).
+    /// Its clap command (without `--game`'s values, which the registry adds before parsing).
     pub command: fn() -> clap::Command,
-    /// Runs its command line, parsed by the command [`command_for`] made.
+    /// Runs its command line, parsed by that command as the registry completed it.
     pub main: fn(clap::Command, Vec<OsString>) -> ExitCode,
 }
 

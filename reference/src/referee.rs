@@ -348,6 +348,77 @@ pub fn judge_true_false(expected: &Expected, line: &str) -> Judgement {
     Judgement::WrongAnswer { explanation }
 }
 
+/// Judges a solve line of the answer form Black Hole and Gaps share: `1` followed by the moves,
+/// `0` (proved unsolvable) or `-1` (could not decide), `0` and `-1` alone on the line
+/// (`practical.md`, rulings 3 and 4). `thing` names what is solved ("puzzle", "layout"),
+/// `move_parts` what a move's integers are ("a pile or a card"); `judge_moves` judges the
+/// integers after a `1` with the game's checker, which is the truth (a `1` whose moves check is
+/// accepted even against a stored `0`, which would be a solver bug that must not cost the
+/// student).
+pub fn judge_one_zero_or_minus_one(
+    expected: &Expected,
+    line: &str,
+    thing: &str,
+    move_parts: &str,
+    judge_moves: impl FnOnce(&[i64]) -> Judgement,
+) -> Judgement {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let Some((&status, rest)) = tokens.split_first() else {
+        return Judgement::FormatError {
+            explanation: "the first line is empty; expected `1` followed by moves, `0` or `-1`".to_string(),
+        };
+    };
+    match status {
+        "-1" | "0" if !rest.is_empty() => Judgement::FormatError {
+            explanation: format!(
+                "`{status}` must stand alone on the line, but {} {}, starting with {}",
+                count(rest.len(), "more token"),
+                agreeing(rest.len(), "follows", "follow"),
+                quote(rest[0])
+            ),
+        },
+        "-1" => Judgement::GaveUp,
+        "0" if expected.answer == "0" => Judgement::Accepted,
+        "0" => Judgement::WrongAnswer {
+            explanation: format!(
+                "the program said 0 (unsolvable), but the {thing} is solvable; the reference's solution: {}",
+                expected.detail
+            ),
+        },
+        "1" => match move_integers(rest, move_parts) {
+            Ok(integers) => judge_moves(&integers),
+            Err(judgement) => judgement,
+        },
+        _ => Judgement::FormatError {
+            explanation: format!("the first token must be `1`, `0` or `-1`, but it is {}", quote(status)),
+        },
+    }
+}
+
+/// The moves' tokens after a leading `1` as integers, or the format error the first that is not
+/// one makes.
+fn move_integers(tokens: &[&str], move_parts: &str) -> Result<Vec<i64>, Judgement> {
+    let mut integers = Vec::with_capacity(tokens.len());
+    for (i, token) in tokens.iter().enumerate() {
+        let is_integer_shaped = {
+            let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        };
+        let explanation = match token.parse::<i64>() {
+            Ok(value) => {
+                integers.push(value);
+                continue;
+            }
+            Err(_) if is_integer_shaped => {
+                format!("token {} of the moves, {}, is too large to be {move_parts}", i + 1, quote(token))
+            }
+            Err(_) => format!("token {} of the moves, {}, is not an integer", i + 1, quote(token)),
+        };
+        return Err(Judgement::FormatError { explanation });
+    }
+    Ok(integers)
+}
+
 #[cfg(test)]
 mod tests {
     use super::quote;

@@ -9,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use crate::referee::{
-    agreeing, count, judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
-    RefereeError, SecondOpinion, TaskSpec,
+    judge_first_line, judge_one_zero_or_minus_one, DeriveError, Expected, GeneratedInstance, Instance, Judgement,
+    Referee, RefereeError, SecondOpinion, TaskSpec,
 };
 
 use super::check::{check, check_moves, Finding};
@@ -148,59 +148,16 @@ fn second_opinion(puzzle: &Puzzle, game: Game, expected: &Expected) -> SecondOpi
 }
 
 fn judge_solve(puzzle: &Puzzle, game: Game, expected: &Expected, line: &str) -> Judgement {
-    let tokens: Vec<&str> = line.split_whitespace().collect();
-    let Some((&status, rest)) = tokens.split_first() else {
-        return Judgement::FormatError {
-            explanation: "the first line is empty; expected `1` followed by moves, `0` or `-1`".to_string(),
-        };
-    };
-    match status {
-        "-1" | "0" if !rest.is_empty() => Judgement::FormatError {
-            explanation: format!(
-                "`{status}` must stand alone on the line, but {} {}, starting with {}",
-                count(rest.len(), "more token"),
-                agreeing(rest.len(), "follows", "follow"),
-                quote(rest[0])
-            ),
-        },
-        "-1" => Judgement::GaveUp,
-        "0" if expected.answer == "0" => Judgement::Accepted,
-        "0" => Judgement::WrongAnswer {
-            explanation: format!(
-                "the program said 0 (unsolvable), but the puzzle is solvable; the reference's solution: {}",
-                expected.detail
-            ),
-        },
-        "1" => judge_moves(puzzle, game, rest),
-        _ => Judgement::FormatError {
-            explanation: format!("the first token must be `1`, `0` or `-1`, but it is {}", quote(status)),
-        },
-    }
+    judge_one_zero_or_minus_one(expected, line, "puzzle", "a pile or a card", |integers| {
+        judge_moves(puzzle, game, integers)
+    })
 }
 
 /// Judges the moves after a leading `1`: the reference checker decides, strictly (ruling 3).
-fn judge_moves(puzzle: &Puzzle, game: Game, tokens: &[&str]) -> Judgement {
-    let mut integers = Vec::with_capacity(tokens.len());
-    for (i, token) in tokens.iter().enumerate() {
-        let is_integer_shaped = {
-            let digits = token.strip_prefix(['+', '-']).unwrap_or(token);
-            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
-        };
-        let explanation = match token.parse::<i64>() {
-            Ok(value) => {
-                integers.push(value);
-                continue;
-            }
-            Err(_) if is_integer_shaped => {
-                format!("token {} of the moves, {}, is too large to be a pile or a card", i + 1, quote(token))
-            }
-            Err(_) => format!("token {} of the moves, {}, is not an integer", i + 1, quote(token)),
-        };
-        return Judgement::FormatError { explanation };
-    }
+fn judge_moves(puzzle: &Puzzle, game: Game, integers: &[i64]) -> Judgement {
     // The checker is the truth: a `1` whose moves check is accepted even when the reference
     // solver said `0`. That would mean a solver bug, and it must not cost the student.
-    let report = check(puzzle, game, &integers);
+    let report = check(puzzle, game, integers);
     match report.finding {
         Finding::Solved => Judgement::Accepted,
         Finding::ExtraAfterWin { .. } => Judgement::WrongAnswer {

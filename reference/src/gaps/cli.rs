@@ -222,6 +222,10 @@ pub struct StatsArgs {
     /// Give up on a deal after N search nodes (counted as undecided)
     #[arg(long, value_name = "N", default_value_t = 200_000_000)]
     pub budget_nodes: u64,
+    /// The memory each deal's set of positions may use, in MiB (a deal that fills it is
+    /// still decided; its full count is then not exact, and says so)
+    #[arg(long, value_name = "MB", default_value_t = 1024)]
+    pub memo_mb: usize,
     /// Also count every position reachable from each deal (the paper's Table 2)
     #[arg(long)]
     pub full: bool,
@@ -292,6 +296,7 @@ fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
             VariantName::Common => Variant::Common,
         },
         budget_nodes: args.budget_nodes,
+        memo_bytes: args.memo_mb.saturating_mul(1 << 20),
         full: args.full,
         probes: args.probes.clone(),
         no_search: args.no_search,

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! let text = bhref::gaps::generate::generate(1, 3, 2);
-//! assert_eq!(text, "3 2\n1 0 5 0\n4 3 6 2\n");
+//! assert_eq!(text, "3 2\n1 0 5 0\n4 3 2 6\n");
 //! ```
 
 use std::path::Path;

@@ -13,8 +13,8 @@
 use std::time::Instant;
 
 use crate::referee::{
-    agreeing, count, judge_first_line, quote, DeriveError, Expected, GeneratedInstance, Instance, Judgement, Referee,
-    RefereeError, SecondOpinion, TaskSpec,
+    judge_first_line, judge_one_zero_or_minus_one, DeriveError, Expected, GeneratedInstance, Instance, Judgement,
+    Referee, RefereeError, SecondOpinion, TaskSpec,
 };
 
 use super::check::check;
@@ -74,60 +74,14 @@ impl GapsReferee {
 }
 
 fn judge_solve(layout: &Layout, variant: Variant, expected: &Expected, line: &str) -> Judgement {
-    let tokens: Vec<&str> = line.split_whitespace().collect();
-    let Some((&status, rest)) = tokens.split_first() else {
-        return Judgement::FormatError {
-            explanation: "the first line is empty; expected `1` followed by moves, `0` or `-1`".to_string(),
-        };
-    };
-    match status {
-        "-1" | "0" if !rest.is_empty() => Judgement::FormatError {
-            explanation: format!(
-                "`{status}` must stand alone on the line, but {} {}, starting with {}",
-                count(rest.len(), "more token"),
-                agreeing(rest.len(), "follows", "follow"),
-                quote(rest[0])
-            ),
-        },
-        "-1" => Judgement::GaveUp,
-        "0" if expected.answer == "0" => Judgement::Accepted,
-        "0" => Judgement::WrongAnswer {
-            explanation: format!(
-                "the program said 0 (unsolvable), but the layout can be won; the reference's solution: {}",
-                expected.detail
-            ),
-        },
-        "1" => judge_moves(layout, variant, rest),
-        _ => Judgement::FormatError {
-            explanation: format!("the first token must be `1`, `0` or `-1`, but it is {}", quote(status)),
-        },
-    }
-}
-
-/// The moves after a leading `1`: every token an integer, then the reference checker decides.
-fn judge_moves(layout: &Layout, variant: Variant, tokens: &[&str]) -> Judgement {
-    let mut integers = Vec::with_capacity(tokens.len());
-    for (i, token) in tokens.iter().enumerate() {
-        match token.parse::<i64>() {
-            Ok(value) => integers.push(value),
-            Err(_) => {
-                return Judgement::FormatError {
-                    explanation: format!(
-                        "token {} of the moves, {}, is not an integer (a move is a card and a position)",
-                        i + 1,
-                        quote(token)
-                    ),
-                }
-            }
+    judge_one_zero_or_minus_one(expected, line, "layout", "a card or a position", |integers| {
+        let report = check(layout, variant, integers);
+        if report.is_solution() {
+            Judgement::Accepted
+        } else {
+            Judgement::WrongAnswer { explanation: format!("the moves do not solve the layout: {}", report.finding) }
         }
-    }
-    // The checker is the truth: moves that check are accepted even against a stored `0`.
-    let report = check(layout, variant, &integers);
-    if report.is_solution() {
-        Judgement::Accepted
-    } else {
-        Judgement::WrongAnswer { explanation: format!("the moves do not solve the layout: {}", report.finding) }
-    }
+    })
 }
 
 fn second_opinion(layout: &Layout, variant: Variant, expected: &Expected) -> SecondOpinion {

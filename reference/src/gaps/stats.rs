@@ -31,6 +31,8 @@ pub struct StatsRequest {
     pub suits: u32,
     pub variant: Variant,
     pub budget_nodes: u64,
+    /// The memory each deal's set of positions may use (a full set keeps counting, inexactly).
+    pub memo_bytes: usize,
     /// Also count every reachable position (not stopping at a win), as the paper's Table 2.
     pub full: bool,
     /// Random play: the success rate with at most each of these many probes (Table 1).
@@ -58,7 +60,7 @@ struct DealFigures {
 fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     let seed = request.seed.wrapping_add(index as i64);
     let layout = deal(seed, request.ranks, request.suits);
-    let budget = Budget { max_nodes: request.budget_nodes, ..Budget::default() };
+    let budget = Budget { max_nodes: request.budget_nodes, memo_bytes: request.memo_bytes, time: None };
     let budget = if request.no_search { Budget { max_nodes: 0, ..budget } } else { budget };
     let before = thread_cpu_time().unwrap_or_default();
     let solution = solve(&layout, request.variant, &budget);
@@ -180,6 +182,7 @@ mod tests {
             suits: 4,
             variant: Variant::Basic,
             budget_nodes: 1_000_000,
+            memo_bytes: 1 << 30,
             full: true,
             probes: vec![1, 10],
             no_search: false,
