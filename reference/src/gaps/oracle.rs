@@ -33,16 +33,16 @@ struct Grid {
 }
 
 impl Grid {
-    fn rank(&self, card: u8) -> usize {
+    fn rank(&self, card: u16) -> usize {
         (card as usize - 1) % self.ranks
     }
 
-    fn suit(&self, card: u8) -> usize {
+    fn suit(&self, card: u16) -> usize {
         (card as usize - 1) / self.ranks
     }
 
     /// Every position one move away from `cells`, with the move as (card, cell).
-    fn next(&self, cells: &[u8]) -> Vec<(u8, usize)> {
+    fn next(&self, cells: &[u16]) -> Vec<(u16, usize)> {
         let mut at = vec![usize::MAX; self.rows * self.ranks + 1];
         for (cell, &card) in cells.iter().enumerate() {
             if card != 0 {
@@ -50,7 +50,7 @@ impl Grid {
             }
         }
         let mut found = Vec::new();
-        for card in 1..=(self.rows * self.ranks) as u8 {
+        for card in 1..=(self.rows * self.ranks) as u16 {
             match self.rank(card) {
                 0 => {}
                 1 => {
@@ -74,7 +74,7 @@ impl Grid {
         found
     }
 
-    fn won(&self, cells: &[u8]) -> bool {
+    fn won(&self, cells: &[u16]) -> bool {
         cells.chunks(self.ranks).enumerate().all(|(row, line)| {
             let first = line[0];
             let suit_ok =
@@ -87,17 +87,14 @@ impl Grid {
 }
 
 /// Each position met, with the position, card and cell of the move it was first reached by.
-type Parents = HashMap<Vec<u8>, Option<(Vec<u8>, u8, usize)>>;
+/// (Cells are `u16`: the parser takes decks of up to 1000 cards.)
+type Parents = HashMap<Vec<u16>, Option<(Vec<u16>, u16, usize)>>;
 
 /// Decides whether `layout` can be won under `variant`, meeting at most `cap` positions.
 pub fn decide(layout: &Layout, variant: Variant, cap: usize) -> Decision {
     let ranks = layout.deck.ranks as usize;
     let grid = Grid { rows: layout.rows(), ranks, variant };
-    let start: Vec<u8> = layout
-        .cells
-        .chunks(ranks + 1)
-        .flat_map(|row| row[1..].iter().map(|&c| u8::try_from(c).expect("the oracle takes decks of at most 255 cards")))
-        .collect();
+    let start: Vec<u16> = layout.cells.chunks(ranks + 1).flat_map(|row| row[1..].iter().map(|&c| c as u16)).collect();
     let mut parent = Parents::new();
     let mut queue = VecDeque::new();
     parent.insert(start.clone(), None);
@@ -126,7 +123,7 @@ pub fn decide(layout: &Layout, variant: Variant, cap: usize) -> Decision {
 
 /// The moves from the start to `cells`, in the layout's positions (a row of `ranks` cells
 /// here is a row of `ranks + 1` there).
-fn line_to(parent: &Parents, mut cells: Vec<u8>, ranks: usize) -> Vec<Move> {
+fn line_to(parent: &Parents, mut cells: Vec<u16>, ranks: usize) -> Vec<Move> {
     let mut line = Vec::new();
     while let Some(Some((before, card, cell))) = parent.get(&cells) {
         line.push(Move { card: u32::from(*card), to: cell / ranks * (ranks + 1) + cell % ranks + 1 });
