@@ -270,21 +270,24 @@ fn run_solve(variant: Variant, args: &SolveArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn run_gen(args: &GenArgs) -> Result<(), Failure> {
-    if args.ranks < 2 || args.ranks * args.suits > MAX_CARDS {
+/// Refuses, for `command`, a deck the parser would refuse as a layout's.
+fn check_deck(command: &str, ranks: u32, suits: u32) -> Result<(), Failure> {
+    if ranks < 2 || ranks * suits > MAX_CARDS {
         return Err(Failure::bad(format!(
-            "GEN: a layout needs 2 to {MAX_SIDE} ranks and at most {MAX_CARDS} cards, not {} ranks * {} suits",
-            args.ranks, args.suits
+            "{command}: a layout needs 2 to {MAX_SIDE} ranks and at most {MAX_CARDS} cards, not {ranks} ranks * {suits} suits"
         )));
     }
+    Ok(())
+}
+
+fn run_gen(args: &GenArgs) -> Result<(), Failure> {
+    check_deck("GEN", args.ranks, args.suits)?;
     emit_text(&generate(args.seed, args.ranks, args.suits));
     Ok(())
 }
 
 fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
-    if args.ranks < 2 || args.ranks * args.suits > MAX_CARDS {
-        return Err(Failure::bad(format!("stats: deals need 2 to {MAX_SIDE} ranks and at most {MAX_CARDS} cards")));
-    }
+    check_deck("stats", args.ranks, args.suits)?;
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let request = StatsRequest {
         deals: args.deals,

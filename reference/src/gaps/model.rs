@@ -89,24 +89,25 @@ impl Layout {
         card != GAP && self.deck.rank(card) == 1
     }
 
-    /// The legal moves of this position under `variant`, gap by gap in position order (for
-    /// each first-column gap under the common variant, the Twos in card order). `place[card]` is
-    /// the card's position, as [`Layout::places`] makes it.
-    pub fn moves(&self, variant: Variant, place: &[usize], out: &mut Vec<Move>) {
+    /// The gaps' positions, in position order (never in the Ace column: the parser puts Aces
+    /// there).
+    pub fn gaps(&self) -> impl Iterator<Item = usize> + '_ {
+        self.cells.iter().enumerate().filter(|&(_, &cell)| cell == GAP).map(|(position, _)| position)
+    }
+
+    /// The legal moves into the gaps at `gaps` under `variant`, gap by gap (for each
+    /// first-column gap under the common variant, the Twos in card order), into `out`.
+    pub fn moves_into(&self, variant: Variant, gaps: impl IntoIterator<Item = usize>, out: &mut Vec<Move>) {
         out.clear();
         let width = self.width();
-        for (to, &cell) in self.cells.iter().enumerate() {
-            if cell != GAP || to % width == 0 {
-                continue;
-            }
+        for to in gaps {
             if variant == Variant::Common && to % width == 1 {
                 let ranks = self.deck.ranks;
-                out.extend((0..self.deck.suits).map(|suit| suit * ranks + 2).map(|card| Move { card, to }));
+                out.extend((0..self.deck.suits).map(|suit| Move { card: suit * ranks + 2, to }));
             } else if let Some(card) = self.successor_wanted(to) {
                 out.push(Move { card, to });
             }
         }
-        debug_assert!(out.iter().all(|m| place[m.card as usize] != m.to));
     }
 
     /// Where each card lies: `places()[card]` is its position (index 0 unused).

@@ -18,7 +18,7 @@ pub fn probe(layout: &Layout, variant: Variant, rng: &mut SplitMix64) -> bool {
     let mut place = position.places();
     let mut moves = Vec::new();
     for _ in 0..MAX_PROBE_MOVES {
-        position.moves(variant, &place, &mut moves);
+        position.moves_into(variant, position.gaps(), &mut moves);
         if moves.is_empty() {
             return position.is_won(variant);
         }

@@ -18,7 +18,7 @@ use std::time::Instant;
 pub use crate::budget::{Budget, Outcome, Solution, Stats};
 
 use super::check::check;
-use super::model::{Layout, Move, Variant, GAP};
+use super::model::{Layout, Move, Variant};
 use crate::memo::KeySet;
 
 /// The memo's first table: 2^16 slots.
@@ -84,7 +84,7 @@ impl<'a> Search<'a> {
         let words = (1 + cells * bits as usize).div_ceil(64);
         let mut search = Search {
             place: layout.places(),
-            gaps: (0..layout.cells.len()).filter(|&p| layout.cells[p] == GAP).collect(),
+            gaps: layout.gaps().collect(),
             layout: layout.clone(),
             variant,
             budget,
@@ -120,16 +120,7 @@ impl<'a> Search<'a> {
     /// The moves of the current position into `out`, gap by gap.
     #[inline]
     fn moves(&self, out: &mut Vec<Move>) {
-        out.clear();
-        let width = self.layout.width();
-        for &to in &self.gaps {
-            if self.variant == Variant::Common && to % width == 1 {
-                let ranks = self.layout.deck.ranks;
-                out.extend((0..self.layout.deck.suits).map(|suit| Move { card: suit * ranks + 2, to }));
-            } else if let Some(card) = self.layout.successor_wanted(to) {
-                out.push(Move { card, to });
-            }
-        }
+        self.layout.moves_into(self.variant, self.gaps.iter().copied(), out);
     }
 
     /// Makes `m`; returns where its card came from.
