@@ -2,7 +2,7 @@
 //! [`Move`].
 //!
 //! Input: nothing (plain data). Output: the layout's cells and the rules' small pieces both the
-//! checker and the solver apply: [`Layout::moves`] lists the legal moves of a position, and
+//! checker and the solver apply: [`Layout::moves_into`] lists the legal moves of a position, and
 //! [`Layout::is_won`] says whether it is won. Cards are numbered as every game here numbers them
 //! ([`crate::cards`]): suit `s` holds `s*R+1` (its Ace) to `s*R+R` (its King).
 //!
