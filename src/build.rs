@@ -248,8 +248,7 @@ pub fn prepare(
     if let Some(ids) = built.run_as().or(sandbox.run_as()) {
         use std::os::unix::fs::PermissionsExt;
         fs::set_permissions(scratch_root, fs::Permissions::from_mode(0o711)).map_err(io_err(scratch_root))?;
-        tree::chown_tree(built.scratch.path(), ids.uid, ids.gid)
-            .map_err(|e| BuildError::Io { path: built.scratch.path().to_path_buf(), source: e })?;
+        sandbox.hand_over_copy(built.scratch.path(), ids).map_err(io_err(built.scratch.path()))?;
     }
 
     // The build, and later every run of the tests, may write anywhere in this copy (and,

@@ -44,6 +44,15 @@ pub(crate) fn try_lock(file: &std::fs::File) -> std::io::Result<()> {
     }
 }
 
+/// Hand a tree to the user programs run as (builds write into it).
+pub(crate) fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(root).follow_links(false) {
+        let entry = entry?;
+        std::os::unix::fs::lchown(entry.path(), Some(uid), Some(gid))?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

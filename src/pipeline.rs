@@ -143,24 +143,9 @@ impl Context<'_> {
     /// submission's own identity, else the sandbox's shared user).
     fn own_folder(&self, dir: &Path, run_as: Option<crate::sandbox::RunAs>) -> Result<(), SandboxError> {
         // A confirming run reuses the first run's name: start from nothing whatever was left.
-        if dir.exists() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
-        // The folder it is made in is the student's: between the mkdir and the chown, a run of
-        // theirs could put a link in its place. The chown is on a descriptor opened without
-        // following links, so it changes the folder just made or fails.
-        let made = std::fs::create_dir(dir).and_then(|()| match run_as.or(self.sandbox.run_as()) {
-            Some(ids) => {
-                use std::os::unix::fs::OpenOptionsExt;
-                let folder = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
-                    .open(dir)?;
-                std::os::unix::fs::fchown(&folder, Some(ids.uid), Some(ids.gid))
-            }
-            None => Ok(()),
-        });
-        made.map_err(|source| SandboxError::Scratch { path: dir.to_path_buf(), source })
+        self.sandbox
+            .fresh_folder(dir, run_as)
+            .map_err(|source| SandboxError::Scratch { path: dir.to_path_buf(), source })
     }
 
     fn build(&self, student: usize, cores: &[usize]) -> Done {

@@ -81,6 +81,7 @@ mod root_inside;
 mod run;
 mod scratch;
 mod seccomp;
+mod subids;
 mod supervisor;
 #[cfg(test)]
 mod test_support;
@@ -249,8 +250,12 @@ pub struct Sandbox {
     /// The kernel's Landlock ABI version.
     landlock: Result<u32, String>,
     run_as: Result<Option<RunAs>, String>,
-    /// The identities lent to submissions (root only), or why there are none.
+    /// The identities lent to submissions (as root, uids of the machine's; as an ordinary user,
+    /// its subordinate ids), or why there are none.
     identities: Result<identity::Identities, String>,
+    /// An ordinary user's subordinate ids, proven here, which map each run's user namespace
+    /// (`subids.rs`); or why there are none.
+    subids: Result<Arc<subids::SubIds>, String>,
     /// Private copies that programs started inside them may write to (see [`Sandbox::add_copy`]).
     copies: Mutex<Vec<PathBuf>>,
     /// Folders every program may read (see [`Sandbox::add_readable`]).
@@ -304,12 +309,10 @@ impl Sandbox {
             other => other,
         };
         let disabled = || Err("disabled by policy".to_string());
-        let identities = match (&run_as, policy.identities) {
-            (Ok(Some(_)), Some((first, count))) => identity::Identities::probe(first, count),
-            (Ok(Some(_)), None) => Err("not asked for (Policy::identities)".to_string()),
-            (Ok(None) | Err(_), _) => Err("programs run as the harness's own user".to_string()),
-        };
-        let own_root = if policy.own_root && policy.pid_namespace {
+        let netns = if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() };
+        let pidns = if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() };
+        let ipcns = if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() };
+        let own_root = if policy.own_root && pidns.is_ok() {
             let ids = match &run_as {
                 Ok(Some(ids)) => (ids.uid, ids.gid),
                 Ok(None) | Err(_) => (procs::uid(), procs::gid()),
@@ -321,15 +324,34 @@ impl Sandbox {
         } else {
             disabled()
         };
+        let pristine = match &own_root {
+            Ok(()) => root::probe_run_tmpfs(&scratch_root, policy.disk_files),
+            Err(_) => Err("no root of the run's own to lay an overlay in".into()),
+        };
+        let subids = match (&run_as, policy.identities, &pristine) {
+            (Ok(None), Some((first, count)), Ok(())) if !procs::is_root() => {
+                subids::SubIds::find(first, count).and_then(|ids| ids.prove().map(|()| Arc::new(ids)))
+            }
+            (_, None, _) => Err("not asked for (Policy::identities)".to_string()),
+            (_, _, Err(_)) if !procs::is_root() => Err("no root and pristine runs of the run's own".to_string()),
+            _ => Err("not needed by root".to_string()),
+        };
+        let identities = match (&run_as, policy.identities, &subids) {
+            (Ok(Some(_)), Some((first, count)), _) => identity::Identities::probe(first, count),
+            (Ok(None), Some(_), Ok(ids)) => {
+                let (first, host, count) = ids.lent_range();
+                identity::Identities::subordinate(first, host, count)
+            }
+            (Ok(_), None, _) => Err("not asked for (Policy::identities)".to_string()),
+            (Ok(None), Some(_), Err(why)) => Err(format!("no subordinate ids: {why}")),
+            (Err(_), _, _) => Err("programs run as the harness's own user".to_string()),
+        };
         Ok(Sandbox {
             pidfd: procs::probe_pidfd(),
-            netns: if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() },
-            pidns: if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() },
-            ipcns: if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() },
-            pristine: match &own_root {
-                Ok(()) => root::probe_run_tmpfs(&scratch_root, policy.disk_files),
-                Err(_) => Err("no root of the run's own to lay an overlay in".into()),
-            },
+            netns,
+            pidns,
+            ipcns,
+            pristine,
             own_root,
             seccomp: if policy.seccomp { seccomp::probe() } else { Err("disabled by policy".to_string()) },
             keyring: procs::probe_keyring(),
@@ -342,6 +364,7 @@ impl Sandbox {
             cpuset,
             pool: OnceLock::new(),
             run_as,
+            subids: if identities.is_ok() { subids } else { Err("no identities lent from them".into()) },
             identities,
             copies: Mutex::new(Vec::new()),
             readable: Mutex::new(Vec::new()),
@@ -367,12 +390,19 @@ impl Sandbox {
                 namespaces |= libc::CLONE_NEWIPC;
             }
             let unshare = procs::unshare_flags(namespaces);
+            let subids = self.subids.as_ref().ok().filter(|_| unshare & libc::CLONE_NEWUSER != 0).cloned();
+            let map_ids = match (&subids, unshare & libc::CLONE_NEWUSER != 0) {
+                (Some(_), _) => supervisor::IdMap::ByHarness,
+                (None, true) => supervisor::IdMap::Own(procs::uid(), procs::gid()),
+                (None, false) => supervisor::IdMap::None,
+            };
             pool::Pool::new(pool::Recipe {
                 cgroups: self.cgroups.clone(),
                 pids_max: self.policy.pids_max,
+                subids,
                 plan: supervisor::SplitSpec {
                     unshare,
-                    map_ids: (unshare & libc::CLONE_NEWUSER != 0).then(|| (procs::uid(), procs::gid())),
+                    map_ids,
                     report_fd: -1,
                     harness: std::process::id() as i32,
                     seccomp: self.seccomp.as_ref().ok().copied(),
@@ -394,7 +424,7 @@ impl Sandbox {
     /// [`Policy::disk_bytes`] of its own where the machine allows (see `sandbox/quota.rs`).
     pub fn private_folder(&self, parent: &Path, prefix: &str) -> std::io::Result<PrivateFolder> {
         let limit = (self.policy.disk_bytes, self.policy.disk_files);
-        quota::private_folder(parent, prefix, self.quota.is_ok().then_some(limit))
+        quota::private_folder(parent, prefix, self.quota.is_ok().then_some(limit), self.subids.as_ref().ok().cloned())
     }
 
     /// Declare a folder every program may read but none may write (a stacscheck tree's one
@@ -427,15 +457,66 @@ impl Sandbox {
         self.run_as.clone().ok().flatten()
     }
 
-    /// An identity of its own for one submission, held until dropped (root only; `None` when
-    /// there are none, or all are lent: the submission then runs as [`Sandbox::run_as`]).
+    /// An identity of its own for one submission, held until dropped (`None` when there are
+    /// none, or all are lent: the submission then runs as [`Sandbox::run_as`], or as the
+    /// marker).
     pub fn identity(&self) -> Option<Identity> {
         self.identities.as_ref().ok()?.lend()
     }
 
-    /// The user a command runs as: its own identity, else the shared one (root only).
+    /// The user a command runs as: its own identity, else the shared one (root only); `None`:
+    /// the marker's own.
     fn user_of(&self, cmd: &Command) -> Option<RunAs> {
-        self.run_as().map(|shared| cmd.run_as.unwrap_or(shared))
+        cmd.run_as.or(self.run_as())
+    }
+
+    /// The user a command runs as, by the machine's numbers (a subordinate id's are not those
+    /// inside its namespace): what the machine's permission bits are checked against.
+    fn host_user_of(&self, cmd: &Command) -> Option<RunAs> {
+        let ids = self.user_of(cmd)?;
+        Some(self.identities.as_ref().map_or(ids, |pool| pool.on_machine(ids)))
+    }
+
+    /// Hand a submission's copy (its private folder `top`) to the identity lent it. As root,
+    /// all of it; with subordinate ids, all below `top`, which stays the marker's (so that the
+    /// marker may still make folders in it) and only passable (`0711`).
+    pub fn hand_over_copy(&self, top: &Path, ids: RunAs) -> std::io::Result<()> {
+        match &self.subids {
+            Ok(subids) => {
+                use std::os::unix::fs::PermissionsExt;
+                subids.chown_tree(top, Some(ids), true)?;
+                std::fs::set_permissions(top, std::fs::Permissions::from_mode(0o711))
+            }
+            Err(_) => crate::fsutil::chown_tree(top, ids.uid, ids.gid),
+        }
+    }
+
+    /// Make `dir` in a copy afresh (what an earlier run left there removed) and hand it to the
+    /// identity lent its submission (`None`: the sandbox's shared user, if it switches to one).
+    pub fn fresh_folder(&self, dir: &Path, ids: Option<RunAs>) -> std::io::Result<()> {
+        if dir.exists() {
+            if let Ok(subids) = &self.subids {
+                subids.chown_tree(dir, None, false)?;
+            }
+            let _ = std::fs::remove_dir_all(dir);
+        }
+        std::fs::create_dir(dir)?;
+        match (&self.subids, ids.or(self.run_as())) {
+            (Ok(subids), Some(ids)) => subids.chown_tree(dir, Some(ids), false),
+            (Err(_), Some(ids)) => {
+                // The folder it is made in may be the student's: between the mkdir and the
+                // chown, a run of theirs could put a link in its place. The chown is on a
+                // descriptor opened without following links, so it changes the folder just made
+                // or fails. (With subordinate ids, the folder it is made in is the marker's.)
+                use std::os::unix::fs::OpenOptionsExt;
+                let folder = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
+                    .open(dir)?;
+                std::os::unix::fs::fchown(&folder, Some(ids.uid), Some(ids.gid))
+            }
+            (_, None) => Ok(()),
+        }
     }
 
     /// Whether each run's memory is bounded by a cgroup (else it is measured: see

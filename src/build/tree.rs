@@ -216,12 +216,3 @@ pub(crate) fn delete_classes(dir: &Path) -> io::Result<usize> {
     }
     Ok(count)
 }
-
-/// Hand a tree to the user programs run as (builds write into it).
-pub(crate) fn chown_tree(root: &Path, uid: u32, gid: u32) -> io::Result<()> {
-    for entry in WalkDir::new(root).follow_links(false) {
-        let entry = entry?;
-        std::os::unix::fs::lchown(entry.path(), Some(uid), Some(gid))?;
-    }
-    Ok(())
-}

@@ -7,11 +7,13 @@
 //! copy (both `nobody`'s) while both were marked. With a uid of its own, a submission's copy,
 //! processes, keyrings and process count are its own: no other run may signal, trace or change
 //! them, even through a path some other layer forgot. Only root can switch to another uid; an
-//! ordinary user's runs are the marker inside a root of their own (`root.rs`).
+//! ordinary user lends from its subordinate ids instead (`subids.rs`: the ids lent are numbers
+//! inside each run's user namespace), else its runs are the marker inside a root of their own
+//! (`root.rs`).
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::{procs, RunAs};
@@ -26,6 +28,12 @@ const LOCK_DIR: &str = "/run/bhgrade-uids";
 pub(crate) struct Identities {
     first: u32,
     count: u32,
+    /// The first uid's number on the machine: `first` as root; a subordinate id's otherwise.
+    host_first: u32,
+    /// The first gid's number on the machine.
+    host_gid_first: u32,
+    /// Where each lent id's lock is (by its number on the machine).
+    lock_dir: PathBuf,
     state: Arc<Mutex<Lent>>,
 }
 
@@ -41,6 +49,8 @@ struct Lent {
 #[derive(Debug)]
 pub struct Identity {
     ids: RunAs,
+    /// Lent from the marker's subordinate ids (the numbers are a run's namespace's).
+    subordinate: bool,
     state: Arc<Mutex<Lent>>,
     /// The uid's machine-wide lock, held while it is lent.
     _lock: File,
@@ -49,6 +59,12 @@ pub struct Identity {
 impl Identity {
     pub fn ids(&self) -> RunAs {
         self.ids
+    }
+
+    /// Whether the ids are numbers inside each run's user namespace (an ordinary user's
+    /// subordinate ids), not the machine's.
+    pub fn subordinate(&self) -> bool {
+        self.subordinate
     }
 }
 
@@ -86,11 +102,36 @@ impl Identities {
             }
         }
         std::fs::create_dir_all(LOCK_DIR).map_err(|e| format!("cannot make {LOCK_DIR} for the uids' locks: {e}"))?;
-        // A process of a uid no live bhgrade holds is a stranger's (another bhgrade's are not).
-        if let Some((pid, uid)) = procs::processes_of(&range).iter().find(|(_, uid)| lock(*uid).is_some()) {
-            return Err(taken(first, last, &format!("process {pid} runs as uid {uid}")));
+        let pool = Identities {
+            first,
+            count,
+            host_first: first,
+            host_gid_first: first,
+            lock_dir: LOCK_DIR.into(),
+            state: Arc::new(Mutex::new(Lent::default())),
+        };
+        pool.strangers().map_err(|why| taken(first, last, &why))?;
+        Ok(pool)
+    }
+
+    /// The pool of an ordinary user's `count` subordinate ids from `host_first` on the machine,
+    /// lent as `first` on inside each run's namespace; locked in a folder of the marker's own.
+    pub(crate) fn subordinate(first: u32, host: (u32, u32), count: u32) -> Result<Identities, String> {
+        let lock_dir = own_lock_dir()?;
+        let (host_first, host_gid_first) = host;
+        let state = Arc::new(Mutex::new(Lent::default()));
+        let pool = Identities { first, count, host_first, host_gid_first, lock_dir, state };
+        pool.strangers().map_err(|why| format!("the subordinate ids from {host_first} are in use: {why}"))?;
+        Ok(pool)
+    }
+
+    /// A process of an id no live bhgrade holds is a stranger's (another bhgrade's are not).
+    fn strangers(&self) -> Result<(), String> {
+        let range = self.host_first..=self.host_first + (self.count - 1);
+        match procs::processes_of(&range).iter().find(|(_, uid)| self.lock(*uid).is_some()) {
+            Some((pid, uid)) => Err(format!("process {pid} runs as uid {uid}")),
+            None => Ok(()),
         }
-        Ok(Identities { first, count, state: Arc::new(Mutex::new(Lent::default())) })
     }
 
     /// An unused identity, or `None` when every one is lent out (the caller then uses the
@@ -100,11 +141,16 @@ impl Identities {
         let (uid, lock) =
             (self.first..self.first + self.count).filter(|uid| !lent.out.contains(uid)).find_map(|uid| {
                 // Held by another marking on this machine (or another sandbox of this one): skip it.
-                lock(uid).map(|lock| (uid, lock))
+                self.lock(self.host_first + (uid - self.first)).map(|lock| (uid, lock))
             })?;
         lent.out.insert(uid);
         lent.used.insert(uid);
-        Some(Identity { ids: RunAs { uid, gid: uid }, state: Arc::clone(&self.state), _lock: lock })
+        Some(Identity {
+            ids: RunAs { uid, gid: uid },
+            subordinate: self.host_first != self.first,
+            state: Arc::clone(&self.state),
+            _lock: lock,
+        })
     }
 
     /// Every identity lent so far.
@@ -116,21 +162,57 @@ impl Identities {
     pub(crate) fn range(&self) -> (u32, u32) {
         (self.first, self.first + self.count - 1)
     }
+
+    /// The first and last lent uids on the machine.
+    pub(crate) fn host_range(&self) -> (u32, u32) {
+        (self.host_first, self.host_first + self.count - 1)
+    }
+
+    /// `ids` by the machine's numbers, if they are one of this pool's; else as they are.
+    pub(crate) fn on_machine(&self, ids: RunAs) -> RunAs {
+        if !(self.first..self.first + self.count).contains(&ids.uid) {
+            return ids;
+        }
+        let offset = ids.uid - self.first;
+        RunAs { uid: self.host_first + offset, gid: self.host_gid_first + offset }
+    }
+
+    /// The machine-wide lock of `host_uid`, if no one holds it: an exclusive `flock` on its
+    /// file, which the kernel drops when the holder ends, however it ends.
+    fn lock(&self, host_uid: u32) -> Option<File> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(self.lock_dir.join(host_uid.to_string()))
+            .ok()?;
+        crate::fsutil::try_lock(&file).ok().map(|()| file)
+    }
 }
 
-/// The machine-wide lock of `uid`, if no one holds it: an exclusive `flock` on its file, which the
-/// kernel drops when the holder ends, however it ends.
-fn lock(uid: u32) -> Option<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(Path::new(LOCK_DIR).join(uid.to_string()))
-        .ok()?;
-    crate::fsutil::try_lock(&file).ok().map(|()| file)
+/// An ordinary user's folder for its subordinate ids' locks: its runtime folder's (every
+/// marking of that user on this machine sees the same one), else one in `/tmp` that must be
+/// its own and private (another user could have made it first).
+fn own_lock_dir() -> Result<PathBuf, String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|d| d.is_absolute());
+    let dir = match runtime {
+        Some(dir) => dir.join("bhgrade-ids"),
+        None => PathBuf::from(format!("/tmp/bhgrade-ids-{}", procs::uid())),
+    };
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(format!("cannot make {} for the ids' locks: {e}", dir.display())),
+    }
+    let meta = std::fs::symlink_metadata(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() || meta.uid() != procs::uid() || meta.mode() & 0o077 != 0 {
+        return Err(format!("{} (for the ids' locks) is not a private folder of the marker's", dir.display()));
+    }
+    Ok(dir)
 }
 
 fn taken(first: u32, last: u32, why: &str) -> String {

@@ -361,6 +361,21 @@ impl Sandbox {
     /// Whether each submission runs as a user of its own.
     fn identity_layer(&self) -> Layer {
         match &self.identities {
+            Ok(pool) if self.subids.is_ok() => {
+                let ((first, last), (host_first, host_last)) = (pool.range(), pool.host_range());
+                layer(
+                    LayerName::OwnIdentity,
+                    true,
+                    false,
+                    format!(
+                        "each submission marked at once runs as an id of its own, lent from the marker's \
+                         subordinate ids {host_first}-{host_last} (/etc/subuid and /etc/subgid, mapped into each \
+                         run's user namespace by newuidmap and newgidmap as {first}-{last}; proven here: a child \
+                         mapped so became one), each locked while lent, and owns its copy: no run can signal, \
+                         trace or change another submission's processes or files, nor the marker's"
+                    ),
+                )
+            }
             Ok(pool) => {
                 let (first, last) = pool.range();
                 layer(
@@ -381,14 +396,17 @@ impl Sandbox {
                 false,
                 format!("{why}; every submission runs as the same user, whose files each of them could change"),
             ),
-            Err(_) => layer(
+            Err(why) => layer(
                 LayerName::OwnIdentity,
                 false,
                 false,
-                "programs run as the marker's own user (only root may switch; subordinate ids from /etc/subuid \
-                 are not used): each run's root holds nothing of the marker's or of another submission's to \
-                 reach; for a uid of its own per submission, mark as root (`sudo bhgrade mark ...`)"
-                    .into(),
+                format!(
+                    "programs run as the marker's own user ({why}): each run's root holds nothing of the \
+                     marker's or of another submission's to reach; for an id of its own per submission, give \
+                     the marker subordinate ids (`sudo usermod --add-subuids 100000-165535 --add-subgids \
+                     100000-165535 USER`, with newuidmap and newgidmap installed: the `uidmap` package) or \
+                     mark as root (`sudo bhgrade mark ...`)"
+                ),
             ),
         }
     }

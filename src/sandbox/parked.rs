@@ -20,6 +20,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::cgroup::RunCgroup;
 use super::child::{self, Exec, Rlimit, AFFINITY_WORDS};
+use super::subids::{self, Inside, SubIds};
 use super::{supervisor, RunAs};
 
 /// Room for the strings of one run (working folder, paths, argv, environment) in a parked
@@ -69,8 +70,14 @@ pub(crate) struct Parked {
     cgroup: Option<RunCgroup>,
 }
 
-/// Park a supervisor for `plan` in `cgroup`, with room for `capacity` bytes of strings.
-pub(crate) fn park(plan: supervisor::SplitSpec, cgroup: Option<RunCgroup>, capacity: usize) -> io::Result<Parked> {
+/// Park a supervisor for `plan` in `cgroup`, with room for `capacity` bytes of strings; with
+/// `subids` (the plan's [`supervisor::IdMap::ByHarness`]), its user namespace mapped by them.
+pub(crate) fn park(
+    plan: supervisor::SplitSpec,
+    cgroup: Option<RunCgroup>,
+    capacity: usize,
+    subids: Option<&SubIds>,
+) -> io::Result<Parked> {
     let mut ends = [0 as RawFd; 2];
     // SAFETY: pointer to a live array of two fds.
     if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0, ends.as_mut_ptr()) } != 0 {
@@ -105,7 +112,14 @@ pub(crate) fn park(plan: supervisor::SplitSpec, cgroup: Option<RunCgroup>, capac
     if let Some(cg) = &mut cgroup {
         cg.joined();
     }
-    Ok(Parked { pid, sock: Some(ours), capacity, cgroup })
+    let parked = Parked { pid, sock: Some(ours), capacity, cgroup };
+    if let (supervisor::IdMap::ByHarness, Some(subids), Some(sock)) = (plan.map_ids, subids, &parked.sock) {
+        // A child that failed before its namespace says so (or ends): its run then fails to
+        // start with the errno it keeps, as any parked process's early failure does.
+        let fd = sock.as_raw_fd();
+        let _ = subids::answer_map(fd, fd, || subids.map(pid, Inside::Marker));
+    }
+    Ok(parked)
 }
 
 impl Parked {
@@ -377,9 +391,13 @@ impl Child<'_> {
             libc::close(fd);
         }
         if failure != 0 {
+            if self.plan.map_ids == supervisor::IdMap::ByHarness {
+                // The harness waits for word of the user namespace: none is coming.
+                libc::write(self.sock, b"x".as_ptr().cast(), 1);
+            }
             return Err(failure);
         }
-        supervisor::prepare(&self.plan).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+        supervisor::prepare(&self.plan, self.sock).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
     }
 
     /// Points [`Child::ptrs`] at the strings of the run's message: the working folder (returned)

@@ -108,7 +108,9 @@ pub struct Policy {
     pub run_as: Option<RunAs>,
     /// As root, the uids (first, count) lent one to each submission being marked, each with the
     /// gid of the same number (`sandbox/identity.rs`): none may be an account, a group or the
-    /// uid of a running process. `None`: every submission runs as [`Policy::run_as`].
+    /// uid of a running process. As an ordinary user, the numbers the ids lent from its
+    /// subordinate ids have inside each run's user namespace (`sandbox/subids.rs`). `None`:
+    /// every submission runs as [`Policy::run_as`] (or as the marker).
     pub identities: Option<(u32, u32)>,
     /// Parent cgroup directory to create run cgroups in (cgroup v2: a delegated subtree);
     /// default: the harness's own cgroup.
@@ -199,7 +201,7 @@ impl Policy {
             disk_files: 1 << 16,
             readable: system_readable(),
             run_as: (on && procs::is_root()).then(RunAs::nobody),
-            identities: (on && procs::is_root()).then_some(DEFAULT_IDENTITIES),
+            identities: on.then_some(DEFAULT_IDENTITIES),
             cgroup_parent: None,
             grace: Duration::from_millis(200),
             drain: Duration::from_millis(200),

@@ -13,6 +13,7 @@ use std::thread::JoinHandle;
 
 use super::cgroup::Setup;
 use super::parked::{self, Parked};
+use super::subids::SubIds;
 use super::{supervisor, SandboxError};
 
 /// How to park a supervisor for this sandbox.
@@ -21,6 +22,8 @@ pub(crate) struct Recipe {
     pub cgroups: Option<Arc<Setup>>,
     pub pids_max: u64,
     pub plan: supervisor::SplitSpec,
+    /// What maps each supervisor's user namespace, when the harness does (`subids.rs`).
+    pub subids: Option<Arc<SubIds>>,
 }
 
 impl Recipe {
@@ -30,7 +33,7 @@ impl Recipe {
             Some(setup) => Some(setup.create(self.pids_max)?),
             None => None,
         };
-        parked::park(self.plan, cgroup, capacity)
+        parked::park(self.plan, cgroup, capacity, self.subids.as_deref())
             .map_err(|source| SandboxError::Os { what: "parking a supervisor", source })
     }
 }

@@ -14,6 +14,9 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::Arc;
+
+use super::subids::SubIds;
 
 /// A folder of one submission's, with its own size limit where the machine allows one; removed
 /// (and its tmpfs detached) when dropped.
@@ -21,6 +24,9 @@ use std::path::Path;
 pub struct PrivateFolder {
     dir: Option<tempfile::TempDir>,
     mounted: bool,
+    /// Given back to the marker before it is removed: what an ordinary user's subordinate ids
+    /// own in it, the marker may not remove (`subids.rs`).
+    reclaim: Option<Arc<SubIds>>,
 }
 
 impl PrivateFolder {
@@ -42,6 +48,9 @@ impl Drop for PrivateFolder {
             let _ = unmount(dir.path());
         }
         let path = dir.path().to_path_buf();
+        if let Some(subids) = &self.reclaim {
+            let _ = subids.chown_tree(&path, None, false);
+        }
         if dir.close().is_err() {
             crate::fsutil::make_writable(&path);
             let _ = std::fs::remove_dir_all(&path);
@@ -78,7 +87,13 @@ fn unmount(path: &Path) -> io::Result<()> {
 
 /// A fresh `PREFIX…` folder in `parent`, on a tmpfs of `(bytes, files)` when `limit` says the
 /// machine allows one.
-pub(crate) fn private_folder(parent: &Path, prefix: &str, limit: Option<(u64, u64)>) -> io::Result<PrivateFolder> {
+/// With `reclaim`, what subordinate ids own in it is given back to the marker before removal.
+pub(crate) fn private_folder(
+    parent: &Path,
+    prefix: &str,
+    limit: Option<(u64, u64)>,
+    reclaim: Option<Arc<SubIds>>,
+) -> io::Result<PrivateFolder> {
     let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(parent)?;
     let mounted = match limit {
         Some((bytes, files)) => {
@@ -87,7 +102,7 @@ pub(crate) fn private_folder(parent: &Path, prefix: &str, limit: Option<(u64, u6
         }
         None => false,
     };
-    Ok(PrivateFolder { dir: Some(dir), mounted })
+    Ok(PrivateFolder { dir: Some(dir), mounted, reclaim })
 }
 
 /// Whether a size-limited tmpfs can be mounted (and unmounted) under `scratch_root` here.

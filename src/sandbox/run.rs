@@ -159,13 +159,14 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     if let WorkingFolder::Escapes(why) = &place {
         return Ok(not_started(why));
     }
-    if matches!(place, WorkingFolder::InCopy(_)) && !scratch::enterable(&cmd.cwd, sb.user_of(cmd)) {
+    if matches!(place, WorkingFolder::InCopy(_)) && !scratch::enterable(&cmd.cwd, sb.host_user_of(cmd)) {
         return Ok(not_started(
             "the working folder may not be entered: an earlier step (such as the build) took its permissions \
              away: the program was not started",
         ));
     }
-    let folder = RunFolder::new(&sb.scratch_root, sb.user_of(cmd))?;
+    // Its home is handed to a user root switches to; a subordinate id's home is in the box's tmpfs.
+    let folder = RunFolder::new(&sb.scratch_root, sb.user_of(cmd).filter(|_| sb.subids.is_err()))?;
     let (exec, cpuset, ruleset) = prepare(sb, cmd, limits, &folder, &place)?;
     let (mut running, pipes, report_read, started) =
         start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd))?;
@@ -217,7 +218,7 @@ fn prepare(
 ) -> Result<(Exec, Option<String>, Option<Ruleset>), SandboxError> {
     let run_as = sb.user_of(cmd);
     let (cpuset, affinity) = pinning(sb, &cmd.cpus)?;
-    let (args, inputs) = folder.stage_inputs(&cmd.args, run_as)?;
+    let (args, inputs) = folder.stage_inputs(&cmd.args, sb.host_user_of(cmd))?;
     let shared = if cmd.reads_shared { sb.readable_folders() } else { Vec::new() };
     let mut access = scratch::access(&sb.policy, cmd, folder, place, shared, inputs);
     let (root, cwd) = if sb.own_root_active() {

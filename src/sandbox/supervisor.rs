@@ -47,8 +47,8 @@ const FLAG_NO_STATUS: i32 = 2;
 pub(crate) struct SplitSpec {
     /// `unshare` flags (`CLONE_NEWPID`, `CLONE_NEWNET`, `CLONE_NEWIPC`, `CLONE_NEWUSER`), 0 for none.
     pub unshare: libc::c_int,
-    /// With `CLONE_NEWUSER`: map our own user and group into it (no user switch is possible).
-    pub map_ids: Option<(u32, u32)>,
+    /// With `CLONE_NEWUSER`: how its ids are mapped.
+    pub map_ids: IdMap,
     /// Write end of the report pipe (the only fd S keeps).
     pub report_fd: RawFd,
     /// The harness's pid: S exits at once if its parent is already gone.
@@ -58,6 +58,19 @@ pub(crate) struct SplitSpec {
     /// Its init builds the run's root (`root_inside.rs`) before it starts the program (set only
     /// with `CLONE_NEWPID`).
     pub own_root: bool,
+}
+
+/// How a run's user namespace gets its ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IdMap {
+    /// No user namespace (root).
+    None,
+    /// The harness's own uid and gid as themselves, written by the child (no user switch is
+    /// possible inside).
+    Own(u32, u32),
+    /// Written by the harness with subordinate ids (`subids.rs`), once the child has unshared
+    /// its user namespace and said so on the parked process's socket.
+    ByHarness,
 }
 
 impl SplitSpec {
@@ -142,16 +155,24 @@ unsafe fn set_signal_mask(how: libc::c_int, set: &libc::sigset_t, old: Option<&m
 ///
 /// # Safety
 /// Only in a freshly forked child of the harness.
-pub(crate) unsafe fn prepare(plan: &SplitSpec) -> io::Result<libc::sigset_t> {
+pub(crate) unsafe fn prepare(plan: &SplitSpec, sock: RawFd) -> io::Result<libc::sigset_t> {
     check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0))?;
     if libc::getppid() != plan.harness {
         libc::_exit(1);
     }
-    if plan.unshare != 0 {
-        check(libc::unshare(plan.unshare))?;
-        if let Some((uid, gid)) = plan.map_ids {
+    match plan.map_ids {
+        IdMap::ByHarness => {
+            if super::subids::await_map(sock, sock).is_err() {
+                return Err(io::Error::from_raw_os_error(libc::EPERM));
+            }
+            check(libc::unshare(plan.unshare & !libc::CLONE_NEWUSER))?;
+        }
+        IdMap::Own(uid, gid) => {
+            check(libc::unshare(plan.unshare))?;
             super::procs::map_own_ids(uid, gid)?;
         }
+        IdMap::None if plan.unshare != 0 => check(libc::unshare(plan.unshare))?,
+        IdMap::None => {}
     }
     if !plan.pid_namespace() {
         check(libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1 as libc::c_ulong, 0, 0, 0))?;
