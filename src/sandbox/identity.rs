@@ -193,16 +193,13 @@ impl Identities {
     }
 }
 
-/// An ordinary user's folder for its subordinate ids' locks: its runtime folder's (every
-/// marking of that user on this machine sees the same one), else one in `/tmp` that must be
-/// its own and private (another user could have made it first).
+/// An ordinary user's folder for its subordinate ids' locks: one per uid in `/tmp`, which every
+/// marking of that user on this machine sees, whatever its `HOME`, and which outlives a login
+/// (a runtime folder in `/run/user` is removed with the last session, under a marking left
+/// running). It must be the marker's own and private: another user could have made it first.
 fn own_lock_dir() -> Result<PathBuf, String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-    let runtime = std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|d| d.is_absolute());
-    let dir = match runtime {
-        Some(dir) => dir.join("bhgrade-ids"),
-        None => PathBuf::from(format!("/tmp/bhgrade-ids-{}", procs::uid())),
-    };
+    let dir = PathBuf::from(format!("/tmp/bhgrade-ids-{}", procs::uid()));
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}

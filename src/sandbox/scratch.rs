@@ -374,15 +374,20 @@ fn stale_lock(root: &Path) -> Option<File> {
     crate::fsutil::try_lock(&marker).ok().map(|()| marker)
 }
 
-/// Remove a tree even where a program made folders unwritable or unsearchable.
+/// Remove a tree even where a program made folders unwritable or unsearchable, or an ordinary
+/// marker's subordinate ids own what a killed marking left (given back to it first).
 fn remove_forcibly(path: &Path) -> io::Result<()> {
-    match fs::remove_dir_all(path) {
-        Ok(()) => Ok(()),
-        Err(_) => {
-            crate::fsutil::make_writable(path);
-            fs::remove_dir_all(path)
+    if fs::remove_dir_all(path).is_ok() {
+        return Ok(());
+    }
+    if !super::procs::is_root() {
+        let (first, count) = super::DEFAULT_IDENTITIES;
+        if let Ok(subids) = super::subids::SubIds::find(first, count) {
+            let _ = subids.chown_tree(path, None, false);
         }
     }
+    crate::fsutil::make_writable(path);
+    fs::remove_dir_all(path)
 }
 
 #[cfg(test)]
