@@ -44,6 +44,14 @@ pub(crate) fn try_lock(file: &std::fs::File) -> std::io::Result<()> {
     }
 }
 
+/// Release a lock taken by [`try_lock`] now, for every copy of the descriptor: a child another
+/// thread forked while it was open holds a copy until it closes its descriptors or execs, and
+/// closing ours alone would leave the lock held until then.
+pub(crate) fn unlock(file: &std::fs::File) {
+    // SAFETY: flock(2) on a descriptor we own; no memory is passed.
+    unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(file), libc::LOCK_UN) };
+}
+
 /// Hand a tree to the user programs run as (builds write into it).
 pub(crate) fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
     for entry in walkdir::WalkDir::new(root).follow_links(false) {

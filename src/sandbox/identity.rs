@@ -49,28 +49,24 @@ struct Lent {
 #[derive(Debug)]
 pub struct Identity {
     ids: RunAs,
-    /// Lent from the marker's subordinate ids (the numbers are a run's namespace's).
-    subordinate: bool,
     state: Arc<Mutex<Lent>>,
     /// The uid's machine-wide lock, held while it is lent.
-    _lock: File,
+    lock: File,
 }
 
 impl Identity {
     pub fn ids(&self) -> RunAs {
         self.ids
     }
-
-    /// Whether the ids are numbers inside each run's user namespace (an ordinary user's
-    /// subordinate ids), not the machine's.
-    pub fn subordinate(&self) -> bool {
-        self.subordinate
-    }
 }
 
 impl Drop for Identity {
     fn drop(&mut self) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).out.remove(&self.ids.uid);
+        let mut lent = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        // Unlocked for good before the uid is free here: a copy of the descriptor in a child
+        // forked meanwhile would otherwise keep it locked, and a one-uid range would lend none.
+        crate::fsutil::unlock(&self.lock);
+        lent.out.remove(&self.ids.uid);
     }
 }
 
@@ -145,12 +141,7 @@ impl Identities {
             })?;
         lent.out.insert(uid);
         lent.used.insert(uid);
-        Some(Identity {
-            ids: RunAs { uid, gid: uid },
-            subordinate: self.host_first != self.first,
-            state: Arc::clone(&self.state),
-            _lock: lock,
-        })
+        Some(Identity { ids: RunAs { uid, gid: uid }, state: Arc::clone(&self.state), lock })
     }
 
     /// Every identity lent so far.
@@ -238,18 +229,45 @@ mod tests {
         let other = Identities::probe(61100, 2).unwrap();
         assert!(other.lend().is_none(), "another marking lent a held uid");
         drop(a);
-        // Another test's thread may have forked while `a`'s lock was open: its child holds a copy
-        // of the lock until it closes its inherited fds (first thing) or execs, microseconds later.
-        // In a marking the pool then lends the next free uid; here there is none, so wait that out.
-        let back = (0..100_000).find_map(|_| {
-            let lent = pool.lend();
-            if lent.is_none() {
-                std::thread::yield_now();
-            }
-            lent
-        });
+        // Even where another test's thread forked while `a`'s lock was open (its child holds a
+        // copy of the descriptor for a moment), the uid given back is lent again at once.
+        let back = pool.lend();
         assert_eq!(back.expect("the uid given back is lent again").ids(), RunAs { uid: 61100, gid: 61100 });
         assert_eq!(pool.used().len(), 2);
+    }
+
+    /// A child forked while a uid was lent holds a copy of its lock's descriptor until it
+    /// closes its descriptors or execs; the uid given back meanwhile is free at once all the same
+    /// (a one-uid range would otherwise lend none, and its submission run as the shared user).
+    #[test]
+    fn a_uid_given_back_is_free_while_a_forked_child_holds_its_lock() {
+        if !procs::is_root() {
+            return crate::skip::skipped("a_uid_given_back_is_free_while_a_forked_child_holds_its_lock", "needs root");
+        }
+        let pool = Identities::probe(61150, 1).unwrap();
+        let lent = pool.lend().unwrap();
+        let mut ends = [0 as libc::c_int; 2];
+        // SAFETY: a pipe into a live array; the child makes one read and exits.
+        let child = unsafe {
+            assert_eq!(libc::pipe(ends.as_mut_ptr()), 0);
+            let pid = procs::clone_process().unwrap();
+            if pid == 0 {
+                let mut byte = 0u8;
+                libc::read(ends[0], (&mut byte as *mut u8).cast(), 1);
+                libc::_exit(0);
+            }
+            pid
+        };
+        drop(lent);
+        let again = pool.lend();
+        // SAFETY: release and reap the child.
+        unsafe {
+            libc::write(ends[1], b"x".as_ptr().cast(), 1);
+            libc::close(ends[0]);
+            libc::close(ends[1]);
+        }
+        procs::reap(child).unwrap();
+        assert!(again.is_some(), "the uid given back was still locked by the forked child's copy");
     }
 
     #[test]

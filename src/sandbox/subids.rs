@@ -121,8 +121,25 @@ impl SubIds {
         let mut pointers: Vec<*const libc::c_char> = strings.iter().map(|s| s.as_ptr()).collect();
         pointers.push(std::ptr::null());
         let env: [*const libc::c_char; 2] = [c"PATH=/usr/bin:/bin".as_ptr(), std::ptr::null()];
+        // SAFETY: exec on buffers made before the clone.
+        let ended = self.in_mapped_child(Inside::Root, || unsafe {
+            libc::execve(pointers[0], pointers.as_ptr(), env.as_ptr());
+            127
+        })?;
+        match ended {
+            super::Exit::Code(0) => Ok(()),
+            other => Err(io::Error::other(format!("{} ended with {other:?}", argv[0].to_string_lossy()))),
+        }
+    }
+
+    /// Run `body` in a throwaway child in a user namespace of its own, mapped (`own` says as
+    /// whom the marker is inside) before `body` starts; how it ended.
+    ///
+    /// `body` runs in a copy of a multi-threaded process: plain system calls only, on values
+    /// prepared before.
+    fn in_mapped_child(&self, own: Inside, body: impl FnOnce() -> libc::c_int) -> io::Result<super::Exit> {
         let (ask, answer) = (pipe()?, pipe()?);
-        // SAFETY: the child makes system calls only, on buffers made before the clone.
+        // SAFETY: the child makes system calls only (`body`'s contract).
         let pid = unsafe { super::procs::clone_process()? };
         if pid == 0 {
             // SAFETY: in the fresh child; plain system calls.
@@ -133,8 +150,7 @@ impl SubIds {
                 if await_map(ask[1], answer[0]).is_err() {
                     libc::_exit(126);
                 }
-                libc::execve(pointers[0], pointers.as_ptr(), env.as_ptr());
-                libc::_exit(127);
+                libc::_exit(body());
             }
         }
         // SAFETY: closing our copies of the child's ends.
@@ -142,18 +158,14 @@ impl SubIds {
             libc::close(ask[1]);
             libc::close(answer[0]);
         }
-        let mapped = answer_map(ask[0], answer[1], || self.map(pid, Inside::Root));
+        let mapped = answer_map(ask[0], answer[1], || self.map(pid, own));
         // SAFETY: closing our ends.
         unsafe {
             libc::close(ask[0]);
             libc::close(answer[1]);
         }
         let ended = super::procs::reap(pid)?.exit;
-        mapped?;
-        match ended {
-            super::Exit::Code(0) => Ok(()),
-            other => Err(io::Error::other(format!("{} ended with {other:?}", argv[0].to_string_lossy()))),
-        }
+        mapped.map(|()| ended)
     }
 
     /// Hand the tree at `path` to `ids` (inside numbers), or back to the marker (`None`); with
@@ -173,41 +185,20 @@ impl SubIds {
     /// Prove the maps on this machine: a child mapped as a run's is, become the first lent id,
     /// finds itself that id (as `getuid` sees it inside).
     pub(crate) fn prove(&self) -> Result<(), String> {
-        let (ask, answer) = (pipe().map_err(|e| e.to_string())?, pipe().map_err(|e| e.to_string())?);
         let id = self.inside_first;
-        // SAFETY: the child makes system calls only.
-        let pid = unsafe { super::procs::clone_process() }.map_err(|e| e.to_string())?;
-        if pid == 0 {
-            // SAFETY: in the fresh child; plain system calls.
-            unsafe {
-                libc::close(ask[0]);
-                libc::close(answer[1]);
-                let code = match await_map(ask[1], answer[0]) {
-                    Err(()) => 126,
-                    Ok(()) if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0 => 120,
-                    Ok(()) if libc::syscall(libc::SYS_setgid, id) != 0 || libc::syscall(libc::SYS_setuid, id) != 0 => {
-                        121
-                    }
-                    Ok(()) if libc::getuid() != id || libc::getgid() != id => 122,
-                    Ok(()) => 0,
-                };
-                libc::_exit(code);
+        // SAFETY: system calls only.
+        let ended = self.in_mapped_child(Inside::Marker, || unsafe {
+            if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0 {
+                120
+            } else if libc::syscall(libc::SYS_setgid, id) != 0 || libc::syscall(libc::SYS_setuid, id) != 0 {
+                121
+            } else if libc::getuid() != id || libc::getgid() != id {
+                122
+            } else {
+                0
             }
-        }
-        // SAFETY: closing our copies of the child's ends.
-        unsafe {
-            libc::close(ask[1]);
-            libc::close(answer[0]);
-        }
-        let mapped = answer_map(ask[0], answer[1], || self.map(pid, Inside::Marker));
-        // SAFETY: closing our ends.
-        unsafe {
-            libc::close(ask[0]);
-            libc::close(answer[1]);
-        }
-        let ended = super::procs::reap(pid).map_err(|e| e.to_string())?.exit;
-        mapped.map_err(|e| e.to_string())?;
-        match ended {
+        });
+        match ended.map_err(|e| format!("mapping a child's ids: {e}"))? {
             super::Exit::Code(0) => Ok(()),
             super::Exit::Code(120) => Err("a mapped child may not drop its groups (setgroups denied)".into()),
             other => Err(format!("a child mapped with subordinate ids could not become uid {id} ({other:?})")),
