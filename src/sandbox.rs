@@ -33,10 +33,11 @@
 //! [`Command::pristine`]) an overlay of its copy are in one tmpfs of its own, bounded in bytes
 //! and files, gone with it. As root, each submission runs as a uid of its own
 //! (`identity.rs`), else as `nobody`, and inputs that user cannot reach are staged into the run
-//! folder.
+//! folder; as an ordinary user, as one of its subordinate ids where it has them (`subids.rs`),
+//! else as the marker.
 //!
 //! The files of this room, bottom up: `outcome.rs` (the shared words), `policy.rs`, `procs.rs`,
-//! the layers' own files (`cgroup/`, `landlock.rs`, `seccomp.rs`, `quota.rs`, `identity.rs`,
+//! the layers' own files (`cgroup/`, `landlock.rs`, `seccomp.rs`, `quota.rs`, `subids.rs`, `identity.rs`,
 //! `root_inside.rs` and `root.rs`), the run's machinery (`scratch.rs`, `child.rs`,
 //! `supervisor.rs`, `parked.rs`, `pool.rs`, `io.rs`, `watch.rs`, `run.rs`), and `layers.rs`,
 //! which describes them all.

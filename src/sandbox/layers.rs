@@ -396,18 +396,21 @@ impl Sandbox {
                 false,
                 format!("{why}; every submission runs as the same user, whose files each of them could change"),
             ),
-            Err(why) => layer(
-                LayerName::OwnIdentity,
-                false,
-                false,
-                format!(
-                    "programs run as the marker's own user ({why}): each run's root holds nothing of the \
-                     marker's or of another submission's to reach; for an id of its own per submission, give \
-                     the marker subordinate ids (`sudo usermod --add-subuids 100000-165535 --add-subgids \
-                     100000-165535 USER`, with newuidmap and newgidmap installed: the `uidmap` package) or \
-                     mark as root (`sudo bhgrade mark ...`)"
-                ),
-            ),
+            Err(why) => {
+                let user = procs::user_name(procs::uid()).unwrap_or_else(|| procs::uid().to_string());
+                layer(
+                    LayerName::OwnIdentity,
+                    false,
+                    false,
+                    format!(
+                        "programs run as the marker's own user ({why}): each run's root holds nothing of the \
+                         marker's or of another submission's to reach; for an id of its own per submission, give \
+                         the marker subordinate ids (`sudo usermod --add-subuids 100000-165535 --add-subgids \
+                         100000-165535 {user}`, with newuidmap and newgidmap installed: the `uidmap` package) or \
+                         mark as root (`sudo bhgrade mark ...`)"
+                    ),
+                )
+            }
         }
     }
 
