@@ -329,24 +329,7 @@ impl Sandbox {
             Ok(()) => root::probe_run_tmpfs(&scratch_root, policy.disk_files),
             Err(_) => Err("no root of the run's own to lay an overlay in".into()),
         };
-        let subids = match (&run_as, policy.identities, &pristine) {
-            (Ok(None), Some((first, count)), Ok(())) if !procs::is_root() => {
-                subids::SubIds::find(first, count).and_then(|ids| ids.prove().map(|()| Arc::new(ids)))
-            }
-            (_, None, _) => Err("not asked for (Policy::identities)".to_string()),
-            (_, _, Err(_)) if !procs::is_root() => Err("no root and pristine runs of the run's own".to_string()),
-            _ => Err("not needed by root".to_string()),
-        };
-        let identities = match (&run_as, policy.identities, &subids) {
-            (Ok(Some(_)), Some((first, count)), _) => identity::Identities::probe(first, count),
-            (Ok(None), Some(_), Ok(ids)) => {
-                let (first, host, count) = ids.lent_range();
-                identity::Identities::subordinate(first, host, count)
-            }
-            (Ok(_), None, _) => Err("not asked for (Policy::identities)".to_string()),
-            (Ok(None), Some(_), Err(why)) => Err(format!("no subordinate ids: {why}")),
-            (Err(_), _, _) => Err("programs run as the harness's own user".to_string()),
-        };
+        let (identities, subids) = identity::probe_pool(&run_as, policy.identities, pristine.is_ok());
         Ok(Sandbox {
             pidfd: procs::probe_pidfd(),
             netns,
@@ -365,7 +348,7 @@ impl Sandbox {
             cpuset,
             pool: OnceLock::new(),
             run_as,
-            subids: if identities.is_ok() { subids } else { Err("no identities lent from them".into()) },
+            subids,
             identities,
             copies: Mutex::new(Vec::new()),
             readable: Mutex::new(Vec::new()),

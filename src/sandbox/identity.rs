@@ -16,6 +16,7 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::subids::SubIds;
 use super::{procs, RunAs};
 
 /// Where a lock file per lent uid lives, machine-wide (root's own): every bhgrade marking on the
@@ -67,6 +68,45 @@ impl Drop for Identity {
         // forked meanwhile would otherwise keep it locked, and a one-uid range would lend none.
         crate::fsutil::unlock(&self.lock);
         lent.out.remove(&self.ids.uid);
+    }
+}
+
+/// The pool each submission's identity is lent from (`wanted`: [`Policy::identities`]), with
+/// the subordinate ids that map it: as root, the machine's uids (when programs run as another
+/// user at all); as an ordinary user, its subordinate ids, proven here, where each run has a
+/// root and pristine runs of its own (`boxed`: its home is then in the run's tmpfs, not in a
+/// folder only the marker may write). `Err`s say why there are none.
+///
+/// [`Policy::identities`]: super::Policy::identities
+pub(crate) fn probe_pool(
+    run_as: &Result<Option<RunAs>, String>,
+    wanted: Option<(u32, u32)>,
+    boxed: bool,
+) -> (Result<Identities, String>, Result<Arc<SubIds>, String>) {
+    let Some((first, count)) = wanted else {
+        let why = "not asked for (Policy::identities)".to_string();
+        return (Err(why.clone()), Err(why));
+    };
+    if procs::is_root() {
+        let pool = match run_as {
+            Ok(Some(_)) => Identities::probe(first, count),
+            Ok(None) | Err(_) => Err("programs run as the harness's own user".to_string()),
+        };
+        return (pool, Err("not used by root".to_string()));
+    }
+    if !boxed {
+        let why = "no root and pristine runs of the run's own".to_string();
+        return (Err(format!("no subordinate ids: {why}")), Err(why));
+    }
+    match SubIds::find(first, count).and_then(|ids| ids.prove().map(|()| ids)) {
+        Ok(ids) => {
+            let (first, host, count) = ids.lent_range();
+            match Identities::subordinate(first, host, count) {
+                Ok(pool) => (Ok(pool), Ok(Arc::new(ids))),
+                Err(why) => (Err(why), Err("no identities lent from them".to_string())),
+            }
+        }
+        Err(why) => (Err(format!("no subordinate ids: {why}")), Err(why)),
     }
 }
 
