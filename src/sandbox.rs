@@ -313,7 +313,7 @@ impl Sandbox {
         let netns = if policy.isolate_network { procs::probe_unshare(libc::CLONE_NEWNET) } else { disabled() };
         let pidns = if policy.pid_namespace { procs::probe_unshare(libc::CLONE_NEWPID) } else { disabled() };
         let ipcns = if policy.isolate_ipc { procs::probe_unshare(libc::CLONE_NEWIPC) } else { disabled() };
-        let own_root = if policy.own_root && pidns.is_ok() {
+        let own_root = if policy.own_root && policy.pid_namespace {
             let ids = match &run_as {
                 Ok(Some(ids)) => (ids.uid, ids.gid),
                 Ok(None) | Err(_) => (procs::uid(), procs::gid()),

@@ -177,7 +177,7 @@ impl Identities {
         let (uid, lock) =
             (self.first..self.first + self.count).filter(|uid| !lent.out.contains(uid)).find_map(|uid| {
                 // Held by another marking on this machine (or another sandbox of this one): skip it.
-                self.lock(self.host_first + (uid - self.first)).map(|lock| (uid, lock))
+                self.lock(self.on_machine(RunAs { uid, gid: uid }).uid).map(|lock| (uid, lock))
             })?;
         lent.out.insert(uid);
         lent.used.insert(uid);

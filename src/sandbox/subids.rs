@@ -64,8 +64,9 @@ impl SubIds {
         let (host_gid, gids) = range("/etc/subgid")?;
         let count = wanted.min(uids).min(gids);
         let inside = inside_first..inside_first.saturating_add(count);
-        if count == 0 || inside.contains(&uid) || inside.contains(&gid) {
-            return Err(format!("the ids {inside_first}-{} inside would hold the marker's own", inside.end));
+        // Root inside is the marker in a helper's namespace, and the marker's own ids in a run's.
+        if count == 0 || inside.contains(&0) || inside.contains(&uid) || inside.contains(&gid) {
+            return Err(format!("the ids {inside_first}-{} inside would hold root or the marker's own", inside.end));
         }
         let helper = |name: &str| {
             HELPER_DIRS.iter().map(|dir| Path::new(dir).join(name)).find(|p| is_setuid_root(p)).ok_or_else(|| {
