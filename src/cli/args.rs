@@ -146,7 +146,9 @@ pub struct Containment {
     #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(16..=1 << 20))]
     pub disk_mb: u64,
     /// As root, the uids lent one to each submission marked at once (each with the gid of the
-    /// same number), as `FIRST-LAST`: none may be an account, a group or a running process's.
+    /// same number), as `FIRST-LAST`: none may be an account, a group or a running process's. As
+    /// an ordinary user with subordinate ids (/etc/subuid), the numbers those ids have inside
+    /// each run (at most as many as the range holds).
     #[arg(long, value_name = "FIRST-LAST", default_value = "60000-60999", value_parser = parse_uid_range)]
     pub box_uids: (u32, u32),
 }
