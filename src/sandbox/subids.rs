@@ -17,7 +17,7 @@
 
 use std::ffi::{CString, OsString};
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -139,32 +139,27 @@ impl SubIds {
     /// `body` runs in a copy of a multi-threaded process: plain system calls only, on values
     /// prepared before.
     fn in_mapped_child(&self, own: Inside, body: impl FnOnce() -> libc::c_int) -> io::Result<super::Exit> {
-        let (ask, answer) = (pipe()?, pipe()?);
+        let ((ask_read, ask_write), (answer_read, answer_write)) = (pipe()?, pipe()?);
+        let (ask, answer) =
+            ((ask_read.as_raw_fd(), ask_write.as_raw_fd()), (answer_read.as_raw_fd(), answer_write.as_raw_fd()));
         // SAFETY: the child makes system calls only (`body`'s contract).
         let pid = unsafe { super::procs::clone_process()? };
         if pid == 0 {
             // SAFETY: in the fresh child; plain system calls.
             unsafe {
-                libc::close(ask[0]);
-                libc::close(answer[1]);
+                libc::close(ask.0);
+                libc::close(answer.1);
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-                if await_map(ask[1], answer[0]).is_err() {
+                if await_map(ask.1, answer.0).is_err() {
                     libc::_exit(126);
                 }
                 libc::_exit(body());
             }
         }
-        // SAFETY: closing our copies of the child's ends.
-        unsafe {
-            libc::close(ask[1]);
-            libc::close(answer[0]);
-        }
-        let mapped = answer_map(ask[0], answer[1], || self.map(pid, own));
-        // SAFETY: closing our ends.
-        unsafe {
-            libc::close(ask[0]);
-            libc::close(answer[1]);
-        }
+        // Our copies of the child's ends go, so that a child that dies unmapped is seen (EOF).
+        drop((ask_write, answer_read));
+        let mapped = answer_map(ask.0, answer.1, || self.map(pid, own));
+        drop((ask_read, answer_write));
         let ended = super::procs::reap(pid)?.exit;
         mapped.map(|()| ended)
     }
@@ -223,13 +218,15 @@ fn is_setuid_root(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.uid() == 0 && m.mode() & 0o4000 != 0)
 }
 
-fn pipe() -> io::Result<[RawFd; 2]> {
+/// A pipe's read and write ends, closed when dropped.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut ends = [0 as RawFd; 2];
     // SAFETY: pointer to a live array of two fds.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(ends)
+    // SAFETY: both fds were just made and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
 }
 
 /// In a child: unshare a user namespace, say so on `ask`, and wait on `answer` for its maps.
