@@ -50,8 +50,9 @@ pub(crate) enum Inside {
 }
 
 impl SubIds {
-    /// The marker's ranges (by name or uid), at most `wanted` ids lent from `inside_first`
-    /// inside; `Err` says what is missing. Not yet proven: see [`SubIds::prove`].
+    /// The last `wanted` ids of the marker's ranges (by name or uid; fewer if they are shorter),
+    /// lent from `inside_first` inside; `Err` says what is missing. Not yet proven: see
+    /// [`SubIds::prove`].
     pub(crate) fn find(inside_first: u32, wanted: u32) -> Result<SubIds, String> {
         let (uid, gid) = (super::procs::uid(), super::procs::gid());
         let name = super::procs::user_name(uid);
@@ -60,9 +61,12 @@ impl SubIds {
             ranges_of(&text, name.as_deref(), uid)
                 .ok_or_else(|| format!("{file} gives {} no range", name.clone().unwrap_or_else(|| uid.to_string())))
         };
-        let (host_uid, uids) = range("/etc/subuid")?;
-        let (host_gid, gids) = range("/etc/subgid")?;
+        let (uid_start, uids) = range("/etc/subuid")?;
+        let (gid_start, gids) = range("/etc/subgid")?;
         let count = wanted.min(uids).min(gids);
+        // The top of the range: the marker's rootless containers map theirs from its start
+        // (their root and first users), and a process of theirs would make the ids unusable.
+        let (host_uid, host_gid) = (uid_start + (uids - count), gid_start + (gids - count));
         let inside = inside_first..inside_first.saturating_add(count);
         // Root inside is the marker in a helper's namespace, and the marker's own ids in a run's.
         if count == 0 || inside.contains(&0) || inside.contains(&uid) || inside.contains(&gid) {
