@@ -36,6 +36,33 @@ impl Expectation {
     pub fn named(&self) -> impl Iterator<Item = &str> {
         self.except.values().flatten().map(String::as_str)
     }
+
+    /// How fixture `name`'s JSON report differs from this data, a line each: its build verdict, a
+    /// test the data names that the suite does not have, and every test's verdict but those
+    /// `aside` sets aside (given the test's id and the verdict it got).
+    pub fn differences(
+        &self,
+        name: &str,
+        report: &serde_json::Value,
+        aside: impl Fn(&str, Verdict) -> bool,
+    ) -> Vec<String> {
+        let mut problems = Vec::new();
+        let build: Option<BuildVerdict> = crate::support::typed(&report["build"]["verdict"]);
+        if build != Some(self.build) {
+            problems.push(format!("{name}: build {build:?}, expected {:?}", self.build));
+        }
+        let got = crate::support::verdicts(report);
+        if let Some(unknown) = self.named().find(|test| !got.contains_key(*test)) {
+            problems.push(format!("{name}/expected.yaml names `{unknown}`, which the suite does not have"));
+        }
+        for (test, actual) in got.iter().filter(|(test, verdict)| !aside(test, **verdict)) {
+            let want = self.verdict_of(test);
+            if *actual != want {
+                problems.push(format!("{name} {test}: {actual:?}, expected {want:?}"));
+            }
+        }
+        problems
+    }
 }
 
 /// Every fixture in `folder` (a subfolder with an `expected.yaml`), by name, read; a subfolder
