@@ -19,7 +19,7 @@ use std::collections::HashSet;
 
 use bhref::gaps::check::{check, illegal};
 use bhref::gaps::generate::deal;
-use bhref::gaps::model::{Layout, Move, Variant, GAP};
+use bhref::gaps::model::{move_integers, Layout, Move, Variant, GAP};
 use bhref::gaps::oracle::{decide, Decision};
 use bhref::gaps::solve::{explore, solve, Budget, Outcome};
 
@@ -49,10 +49,6 @@ fn brute_force(layout: &Layout, variant: Variant, seen: &mut HashSet<Vec<u32>>) 
     won
 }
 
-fn integers(moves: &[Move]) -> Vec<i64> {
-    moves.iter().flat_map(|m| [i64::from(m.card), m.to as i64]).collect()
-}
-
 fn cases() -> u64 {
     std::env::var("BHREF_GAPS_DIFF_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(3000)
 }
@@ -69,7 +65,7 @@ fn differential(variant: Variant, max_ranks: u64) {
         let solution = solve(&layout, variant, &Budget::default());
         let solver = match &solution.outcome {
             Outcome::Solved(moves) => {
-                assert!(check(&layout, variant, &integers(moves)).is_solution(), "seed {seed}: {layout}");
+                assert!(check(&layout, variant, &move_integers(moves)).is_solution(), "seed {seed}: {layout}");
                 true
             }
             Outcome::Unsolvable => false,
@@ -77,7 +73,7 @@ fn differential(variant: Variant, max_ranks: u64) {
         };
         let oracle = match decide(&layout, variant, 10_000_000) {
             Decision::Winnable(moves) => {
-                assert!(check(&layout, variant, &integers(&moves)).is_solution(), "seed {seed}: {layout}");
+                assert!(check(&layout, variant, &move_integers(&moves)).is_solution(), "seed {seed}: {layout}");
                 true
             }
             Decision::Unwinnable { positions } => {

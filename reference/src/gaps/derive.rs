@@ -11,7 +11,7 @@ use crate::derive_rules::rule_names;
 use crate::referee::{DeriveError, Instance};
 
 use super::check::{check, Finding};
-use super::model::{format_moves, Layout, Move, Variant};
+use super::model::{format_moves, move_integers, Layout, Move, Variant};
 use super::parse::parse_layout;
 use super::solve::{solve, Budget, Outcome};
 
@@ -32,10 +32,6 @@ pub fn check_variant(kind: &str) -> Option<Variant> {
         "checkcommon" => Some(Variant::Common),
         _ => None,
     }
-}
-
-fn integers(moves: &[Move]) -> Vec<i64> {
-    moves.iter().flat_map(|m| [i64::from(m.card), m.to as i64]).collect()
 }
 
 fn reference_line(budget: &Budget, layout: &Layout, variant: Variant) -> Result<Vec<Move>, DeriveError> {
@@ -66,12 +62,12 @@ pub fn derive(budget: &Budget, rule: &str, kind: &str, instance: Instance<'_>) -
         |reason: &str| DeriveError::NotApplicable { rule: rule.name().to_string(), reason: reason.to_string() };
     let (numbers, promised_ok) = match rule {
         Rule::Reference => {
-            let line = integers(&reference_line(budget, &layout, variant)?);
+            let line = move_integers(&reference_line(budget, &layout, variant)?);
             let ok = check(&layout, variant, &line).is_solution();
             (line, ok)
         }
         Rule::OneShort | Rule::Dangling => {
-            let mut line = integers(&reference_line(budget, &layout, variant)?);
+            let mut line = move_integers(&reference_line(budget, &layout, variant)?);
             if line.is_empty() {
                 return Err(not_applicable("the layout is won already, so there is no last move to leave out"));
             }
@@ -84,7 +80,7 @@ pub fn derive(budget: &Budget, rule: &str, kind: &str, instance: Instance<'_>) -
             (line, ok)
         }
         Rule::CommonSolution => {
-            let line = integers(&reference_line(budget, &layout, Variant::Common)?);
+            let line = move_integers(&reference_line(budget, &layout, Variant::Common)?);
             let basic = check(&layout, Variant::Basic, &line).is_solution();
             if basic {
                 return Err(not_applicable(

@@ -169,6 +169,11 @@ impl fmt::Display for Layout {
     }
 }
 
+/// The moves as the integers a checker reads: card, position, card, position...
+pub fn move_integers(moves: &[Move]) -> Vec<i64> {
+    moves.iter().flat_map(|m| [i64::from(m.card), m.to as i64]).collect()
+}
+
 /// The moves as the contract writes them: `card position` pairs separated by spaces.
 pub fn format_moves(moves: &[Move]) -> String {
     let pairs: Vec<String> = moves.iter().map(|m| format!("{} {}", m.card, m.to)).collect();

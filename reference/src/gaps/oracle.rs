@@ -137,13 +137,14 @@ fn line_to(parent: &Parents, mut cells: Vec<u16>, ranks: usize) -> Vec<Move> {
 mod tests {
     use super::*;
     use crate::gaps::check::check;
+    use crate::gaps::model::move_integers;
     use crate::gaps::parse::parse_layout;
 
     #[test]
     fn the_papers_figure_is_winnable_and_its_line_checks() {
         let layout = parse_layout("f", "4 4\n1 12 15 16 8\n5 2 4 6 14\n9 10 3 0 0\n13 11 0 7 0\n").unwrap();
         let Decision::Winnable(line) = decide(&layout, Variant::Basic, 1000) else { panic!() };
-        let integers: Vec<i64> = line.iter().flat_map(|m| [i64::from(m.card), m.to as i64]).collect();
+        let integers = move_integers(&line);
         assert!(check(&layout, Variant::Basic, &integers).is_solution());
         assert_eq!(decide(&layout, Variant::Basic, 3), Decision::TooLarge { cap: 3 });
         let stuck = parse_layout("s", "3 2\n1 2 3 0\n4 6 0 5\n").unwrap();

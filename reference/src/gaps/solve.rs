@@ -18,7 +18,7 @@ use std::time::Instant;
 pub use crate::budget::{Budget, Outcome, Solution, Stats};
 
 use super::check::check;
-use super::model::{Layout, Move, Variant};
+use super::model::{move_integers, Layout, Move, Variant};
 use crate::memo::KeySet;
 
 /// The memo's first table: 2^16 slots.
@@ -254,7 +254,7 @@ pub fn solve(layout: &Layout, variant: Variant, budget: &Budget) -> Solution<Mov
         Ok(()) => Outcome::Unsolvable,
         Err((Stop::OutOfBudget, _)) => Outcome::GaveUp,
         Err((Stop::Won, line)) => {
-            let integers: Vec<i64> = line.iter().flat_map(|m| [i64::from(m.card), m.to as i64]).collect();
+            let integers = move_integers(&line);
             let report = check(layout, variant, &integers);
             assert!(report.is_solution(), "the solver's line fails the checker: {}", report.finding);
             Outcome::Solved(line)
