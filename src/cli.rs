@@ -66,10 +66,10 @@ fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbo
     // Copies of student code a killed bhgrade left behind (no live bhgrade holds their lock).
     let swept = sweep_stale(&parent);
     for path in &swept.removed {
-        eprintln!("note: removed {}, left behind by a bhgrade that was killed", path.display());
+        bhgrade::say!("note: removed {}, left behind by a bhgrade that was killed", path.display());
     }
     for (path, error) in &swept.failed {
-        eprintln!("warning: cannot remove {}, left behind by a bhgrade that was killed: {error}", path.display());
+        bhgrade::say!("warning: cannot remove {}, left behind by a bhgrade that was killed: {error}", path.display());
     }
     let scratch = ScratchRoot::create_in(&parent)
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder in {}: {e}", parent.display())))?;
@@ -91,14 +91,14 @@ fn scratch_and_sandbox(containment: &Containment) -> Result<(ScratchRoot, Sandbo
         // the same each time, and `bhgrade doctor` says it in full.
         Isolation::Auto | Isolation::Strict if !missing.is_empty() => {
             let names: Vec<String> = missing.iter().map(|layer| format!("`{}`", layer.name)).collect();
-            eprintln!(
+            bhgrade::say!(
                 "warning: isolation layers unavailable here: {}; `bhgrade doctor` says what each means and how to \
                  get it",
                 names.join(", ")
             );
         }
         Isolation::Auto | Isolation::Strict => {}
-        Isolation::Off => eprintln!(
+        Isolation::Off => bhgrade::say!(
             "warning: --isolation off: student code runs without namespaces, Landlock or a user switch \
              (limits still apply); use it only for code you trust"
         ),
@@ -139,14 +139,14 @@ fn mark(args: MarkArgs, output: &Output) -> Result<Exit, CliError> {
     leave_out_own_output(&dir, &args.out, &plan.build.srcdir, &mut intake)?;
     usable_out(&args.out)?;
     for ignored in &intake.ignored {
-        eprintln!(
+        bhgrade::say!(
             "ignored: {}",
             bhgrade::results::text::terminal(&format!("{} ({})", ignored.path.display(), ignored.why))
         );
     }
     for renamed in &intake.renamed {
         let note = format!("{} is marked as {}: {}", renamed.path.display(), renamed.name, renamed.why);
-        eprintln!("note: {}", bhgrade::results::text::terminal(&note));
+        bhgrade::say!("note: {}", bhgrade::results::text::terminal(&note));
     }
     let mut submissions = intake.submissions;
     one_submission_given(&dir, &plan.build.srcdir, &submissions)?;
@@ -181,7 +181,7 @@ fn marking_status(class: &ClassReport, roster: Option<&report::roster::Roster>, 
         let matched = roster.match_class(class);
         let absent = matched.absent().count();
         if absent + matched.not_on_roster.len() > 0 {
-            eprintln!(
+            bhgrade::say!(
                 "roster: {} on the roster handed nothing in, {} not on it; see {}",
                 bhgrade::results::text::count(absent, "student"),
                 bhgrade::results::text::count(matched.not_on_roster.len(), "submission"),
@@ -359,7 +359,7 @@ fn one_submission_status(class: &ClassReport) -> Result<Exit, CliError> {
 fn tree_plan(testdir: &Path, suite_dir: &Path) -> Result<plan::Plan<'static>, CliError> {
     let tree = bhgrade::stacscheck::Tree::load(testdir)?;
     for warning in &tree.warnings {
-        eprintln!("warning: {warning}");
+        bhgrade::say!("warning: {warning}");
     }
     let timeout = tree.config.timeout;
     // The tree's `timeout` becomes the CPU limit; wall-clock time is the usual backstop.
@@ -403,9 +403,14 @@ fn merge(args: MergeArgs) -> Result<Exit, CliError> {
         files.event(&report::Event::StudentDone { report: Box::new(student.clone()), reused_runs: 0 })?;
     }
     files.event(&report::Event::Finished(Box::new(class.clone())))?;
-    eprintln!("merged {} students from {} folders into {}", class.students.len(), args.dirs.len(), args.out.display());
+    bhgrade::say!(
+        "merged {} students from {} folders into {}",
+        class.students.len(),
+        args.dirs.len(),
+        args.out.display()
+    );
     if !class.incomplete.is_empty() {
-        eprintln!(
+        bhgrade::say!(
             "not marked in their shard (interrupted): {}; mark those shards again, then merge",
             class.incomplete_names().join(", ")
         );
@@ -422,24 +427,24 @@ fn doctor() -> Result<Exit, CliError> {
         .map_err(|e| CliError::Harness(format!("cannot make a scratch folder: {e}")))?;
     let sandbox = Sandbox::probe_with(scratch.path(), Policy::for_isolation(Isolation::Auto))?;
     let cell = |text: &str| text.replace('|', "\\|");
-    println!("| layer | active | required | detail |\n|---|---|---|---|");
+    bhgrade::tell!("| layer | active | required | detail |\n|---|---|---|---|");
     for layer in sandbox.layers() {
         let active = if layer.active { "yes" } else { "**no**" };
         let required = if layer.required { "yes" } else { "no" };
-        println!("| {} | {active} | {required} | {} |", layer.name, cell(&layer.detail));
+        bhgrade::tell!("| {} | {active} | {required} | {} |", layer.name, cell(&layer.detail));
     }
     let missing = sandbox.missing_layers();
     if missing.is_empty() {
-        println!("\nEvery layer is active: `--isolation strict` will mark on this machine.");
+        bhgrade::tell!("\nEvery layer is active: `--isolation strict` will mark on this machine.");
     } else {
         let names: Vec<&str> = missing.iter().map(|l| l.name.as_str()).collect();
-        println!(
+        bhgrade::tell!(
             "\nMissing: {}. `--isolation auto` marks without them (and warns); `--isolation strict` refuses.",
             names.join(", ")
         );
     }
     if let Some(advice) = cgroups::advice(&sandbox) {
-        println!("\n{advice}");
+        bhgrade::tell!("\n{advice}");
     }
     Ok(Exit::Success)
 }

@@ -29,6 +29,9 @@
 
 // One module style: `name.rs` beside its folder `name/`, never `name/mod.rs`.
 #![deny(clippy::mod_module_files)]
+// Standard output and error through `say!` and `tell!` (report::console), which drop what a
+// closed or full stream cannot take; `println!` and `eprintln!` panic there.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 // The pipeline, in the order above (the tests, a plan, a built copy, runs, judges, verdicts,
 // marks, results and their output); a blank line keeps rustfmt from sorting it.

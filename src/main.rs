@@ -3,6 +3,9 @@
 
 // One module style: `name.rs` beside its folder `name/`, never `name/mod.rs`.
 #![deny(clippy::mod_module_files)]
+// Standard output and error through `say!` and `tell!` (report::console), which drop what a
+// closed or full stream cannot take; `println!` and `eprintln!` panic there.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod cli;
 
@@ -16,7 +19,7 @@ fn main() -> ExitCode {
         Ok(exit) => exit.into(),
         Err(error) => {
             // Errors quote paths and text a student chose.
-            eprintln!("bhgrade: {}", bhgrade::results::text::terminal(&error.to_string()));
+            bhgrade::say!("bhgrade: {}", bhgrade::results::text::terminal(&error.to_string()));
             error.exit().into()
         }
     }

@@ -308,9 +308,8 @@ pub fn mark(
         for student in 0..submissions.len() {
             context.queue.push(Job::Build(student));
         }
-        let outcome = gather(&context, &done_rx, &environment, reporters, &mut reports, &mut problems);
-        context.queue.close();
-        outcome
+        let _closing = context.queue.closed_on_drop();
+        gather(&context, &done_rx, &environment, reporters, &mut reports, &mut problems)
     })?;
     let incomplete = not_marked(submissions, &reports);
     let header = ClassHeader {

@@ -4,6 +4,7 @@
 //! reporter depends on another's place in the list. Here: the events, the trait, and the names
 //! of the output folder's files ([`StudentOutput`], [`ROSTER_FILE`]).
 
+pub mod console;
 pub mod export;
 mod exports;
 pub mod feedback;

@@ -18,13 +18,13 @@ pub(super) fn run(args: RegenArgs) -> Result<super::exit::Exit, CliError> {
     if args.check {
         let differences = regen::check(&dir)?;
         for difference in &differences {
-            eprintln!("{difference}");
+            bhgrade::say!("{difference}");
         }
         if differences.is_empty() {
-            eprintln!("{}: up to date with the reference", dir.display());
+            bhgrade::say!("{}: up to date with the reference", dir.display());
             return Ok(super::exit::Exit::Success);
         }
-        eprintln!(
+        bhgrade::say!(
             "{}: {} difference(s); run `bhgrade regen --suite {}`",
             dir.display(),
             differences.len(),
@@ -33,18 +33,18 @@ pub(super) fn run(args: RegenArgs) -> Result<super::exit::Exit, CliError> {
         return Ok(super::exit::Exit::NotPassed);
     }
     let done = regen::regenerate(&dir)?;
-    println!("| test | kind | answer | nodes | derived |\n|---|---|---|---|---|");
+    bhgrade::tell!("| test | kind | answer | nodes | derived |\n|---|---|---|---|---|");
     for test in &done.tests {
         let derived = test.derived.map_or("", |rule| rule.name());
-        println!("| {} | {} | {} | {} | {derived} |", test.id, test.kind, test.answer, test.nodes);
+        bhgrade::tell!("| {} | {} | {} | {} | {derived} |", test.id, test.kind, test.answer, test.nodes);
     }
     for file in &done.written {
-        eprintln!("wrote {file}");
+        bhgrade::say!("wrote {file}");
     }
     for file in &done.removed {
-        eprintln!("removed {file} (no test derives it)");
+        bhgrade::say!("removed {file} (no test derives it)");
     }
-    eprintln!("{}: {} tests up to date", dir.display(), done.tests.len());
+    bhgrade::say!("{}: {} tests up to date", dir.display(), done.tests.len());
     Ok(super::exit::Exit::Success)
 }
 
@@ -54,7 +54,7 @@ fn verify(dir: &std::path::Path) -> Result<super::exit::Exit, regen::RegenError>
     let mut printed_header = false;
     let row = |opinion: &regen::Opinion| {
         if !printed_header {
-            println!("| test | kind | answer | second opinion | seconds |\n|---|---|---|---|---|");
+            bhgrade::tell!("| test | kind | answer | second opinion | seconds |\n|---|---|---|---|---|");
             printed_header = true;
         }
         let said = match &opinion.opinion {
@@ -64,7 +64,7 @@ fn verify(dir: &std::path::Path) -> Result<super::exit::Exit, regen::RegenError>
             SecondOpinion::NoOracle => "no second oracle for this game".to_string(),
         };
         let (test, kind, answer) = (&opinion.test, &opinion.kind, &opinion.answer);
-        println!(
+        bhgrade::tell!(
             "| {test} | {kind} | {answer} | {} | {:.3} |",
             said.replace('|', "\\|"),
             opinion.elapsed.as_secs_f64()
@@ -73,9 +73,9 @@ fn verify(dir: &std::path::Path) -> Result<super::exit::Exit, regen::RegenError>
     let opinions = match regen::verify(dir, row)? {
         regen::Verified::OutOfDate(differences) => {
             for difference in &differences {
-                eprintln!("{difference}");
+                bhgrade::say!("{difference}");
             }
-            eprintln!(
+            bhgrade::say!(
                 "{}: not verified: out of date; run `bhgrade regen --suite {}` first",
                 dir.display(),
                 dir.display()
@@ -93,23 +93,23 @@ fn verify(dir: &std::path::Path) -> Result<super::exit::Exit, regen::RegenError>
             SecondOpinion::NoOracle => without_oracle += 1,
             SecondOpinion::Refuted { why } => {
                 refused += 1;
-                eprintln!("test {}: the stored answer `{}` is refuted: {why}", opinion.test, opinion.answer);
+                bhgrade::say!("test {}: the stored answer `{}` is refuted: {why}", opinion.test, opinion.answer);
             }
             SecondOpinion::Undecided { why } => {
                 refused += 1;
-                eprintln!("test {}: the stored answer `{}` is unconfirmed: {why}", opinion.test, opinion.answer);
+                bhgrade::say!("test {}: the stored answer `{}` is unconfirmed: {why}", opinion.test, opinion.answer);
             }
         }
     }
     let confirmed = opinions.len() - refused - without_oracle;
-    eprintln!("{}: {confirmed} of {} solve tests confirmed in {total:.1} s", dir.display(), opinions.len());
+    bhgrade::say!("{}: {confirmed} of {} solve tests confirmed in {total:.1} s", dir.display(), opinions.len());
     if without_oracle > 0 {
         let unverified = count(without_oracle, "solve test");
-        eprintln!("{unverified} not verified: the game has no second oracle");
+        bhgrade::say!("{unverified} not verified: the game has no second oracle");
     }
     if refused > 0 {
         let refused = count(refused, "stored answer");
-        eprintln!("{refused} refused: find the reference's fault before marking with them");
+        bhgrade::say!("{refused} refused: find the reference's fault before marking with them");
         return Ok(super::exit::Exit::NotPassed);
     }
     Ok(super::exit::Exit::Success)

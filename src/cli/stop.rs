@@ -114,7 +114,7 @@ fn acknowledger(quiet: bool) {
         let mut byte = [0u8; 1];
         if wake.read_exact(&mut byte).is_ok() {
             if !quiet {
-                eprintln!(
+                bhgrade::say!(
                     "stopping: no new work starts and the runs in progress finish; results so far are kept \
                      (signal again to stop at once)"
                 );

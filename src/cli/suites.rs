@@ -78,7 +78,7 @@ pub(super) fn export(args: ExportArgs) -> Result<super::exit::Exit, CliError> {
     debug_assert!(args.student, "clap requires --student");
     let suite = load_suite(&args.suite)?;
     let exported = suite::export::export_student(&suite, &args.out)?;
-    eprintln!(
+    bhgrade::say!(
         "wrote {}: {} kept, {} left out",
         bhgrade::results::text::terminal(&args.out.display().to_string()),
         bhgrade::results::text::count(exported.visible, "visible test"),

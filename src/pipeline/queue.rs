@@ -69,6 +69,13 @@ impl SharedQueue {
         self.ready.notify_all();
     }
 
+    /// A guard that closes the queue when dropped: the thread that gathers results holds it, so
+    /// that however it leaves (an error, or a panic in a reporter) no worker waits for work
+    /// forever and the marking's threads can be joined.
+    pub(super) fn closed_on_drop(&self) -> CloseOnDrop<'_> {
+        CloseOnDrop(self)
+    }
+
     pub(super) fn pop(&self) -> Option<Job> {
         let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         loop {
@@ -84,5 +91,14 @@ impl SharedQueue {
             }
             queue = self.ready.wait(queue).unwrap_or_else(|e| e.into_inner());
         }
+    }
+}
+
+/// Closes its queue when dropped ([`SharedQueue::closed_on_drop`]).
+pub(super) struct CloseOnDrop<'a>(&'a SharedQueue);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }

@@ -85,7 +85,7 @@ impl Files {
                     .and_then(|()| std::fs::rename(&from, &to))
                     .map_err(|error| ReportError::Write { path: to.clone(), error })?;
             }
-            eprintln!(
+            crate::say!(
                 "note: {} was marked into {} before but is not in this marking; its reports were moved to {}",
                 text::terminal(name),
                 self.dir.display(),

@@ -132,7 +132,7 @@ impl Progress {
                     _ => format!(", about {} left", human_duration(eta)),
                 };
                 // The name first, so a log can be searched by student.
-                eprintln!("{line} [{}/{}{eta}]", self.done, self.total)
+                crate::say!("{line} [{}/{}{eta}]", self.done, self.total)
             }
         }
     }
@@ -143,19 +143,19 @@ impl Progress {
             bar.finish_and_clear();
         }
         if !class.incomplete.is_empty() {
-            eprintln!(
+            crate::say!(
                 "interrupted: not marked (blank in grades.csv and canvas.csv): {}",
                 text::terminal(&class.incomplete_names().join(", "))
             );
         }
         for problem in &class.harness_problems {
-            eprintln!("harness problem: {}", text::terminal(&problem.message));
+            crate::say!("harness problem: {}", text::terminal(&problem.message));
         }
         let took = human_duration(self.started.elapsed());
         let marked = text::count(class.students.len(), "submission");
         match &self.out {
-            Some(out) => eprintln!("marked {marked} in {took}; reports in {}", out.display()),
-            None => eprintln!("marked {marked} in {took}"),
+            Some(out) => crate::say!("marked {marked} in {took}; reports in {}", out.display()),
+            None => crate::say!("marked {marked} in {took}"),
         }
     }
 }

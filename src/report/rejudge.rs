@@ -56,10 +56,10 @@ impl Reporter for Rejudge {
                 for (test, now) in verdicts(report) {
                     match before.get(&test) {
                         Some(was) if *was != now => {
-                            eprintln!("rejudge: {student}: {test}: {} -> {}", was.name(), now.name())
+                            crate::say!("rejudge: {student}: {test}: {} -> {}", was.name(), now.name())
                         }
                         Some(_) => {}
-                        None => eprintln!("rejudge: {student}: {test}: new test, {}", now.name()),
+                        None => crate::say!("rejudge: {student}: {test}: new test, {}", now.name()),
                     }
                 }
             }

@@ -1,7 +1,6 @@
 //! `bhgrade test`'s report on standard output: each finished student → its markdown report
 //! (with `quiet`, its score line), and how to run a failed test again.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::{markdown, Event, ReportError, Reporter};
@@ -51,10 +50,10 @@ impl Reporter for Terminal {
                     ),
                     false => markdown::student(report, self.left_out.as_ref())? + &self.suite_line(report),
                 };
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes())
-                    .and_then(|()| out.flush())
-                    .map_err(|error| ReportError::Write { path: PathBuf::from("<stdout>"), error })
+                // A reader that left (`| head`) or a full disk loses the report's text, never
+                // the marking (the report is also the class's files, where there are any).
+                super::console::stdout_text(&text);
+                Ok(())
             }
         }
     }

@@ -2,6 +2,7 @@
 //! (real Java submissions built with the real JDK) and checks verdicts, reports and errors.
 
 mod bounds;
+mod closed_output;
 mod errors;
 mod expectations;
 mod gaps;
