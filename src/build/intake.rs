@@ -1,7 +1,8 @@
 //! The submissions folder → one [`Submission`] per student ([`intake`]), every entry accounted
 //! for: each folder, archive and stray file is a submission (one that cannot be marked fails
-//! its build, saying why: [`why_not_openable`]); only entries that are never a student's are
-//! left out, and listed ([`Ignored`]).
+//! its build, saying why: [`why_not_openable`]); only entries that are never a student's (junk,
+//! notes, the folder's own scripts, what its [`IGNORE_FILE`] names) are left out, and listed
+//! ([`Ignored`]).
 //!
 //! A student's name is the entry's name, without an archive's extension (`abc1.tar.gz` →
 //! `abc1`) or a stray file's (`frank.pdf` → `frank`), made printable: bytes that are not UTF-8
@@ -48,13 +49,30 @@ pub struct Intake {
     pub renamed: Vec<Renamed>,
 }
 
+/// The file in a submissions folder that names, one a line, the folder's own entries that are
+/// not students' (a course's data, a marker's notes); `#` starts a comment.
+pub const IGNORE_FILE: &str = ".bhgradeignore";
+
+/// The extensions of scripts: a folder's own tooling, never what an LMS delivers as a student's
+/// whole submission (a student's scripts are inside their folder or archive).
+const SCRIPT_EXTENSIONS: [&str; 5] = ["py", "sh", "bash", "pl", "rb"];
+
 /// Why an entry is never a student's: hidden entries (`.DS_Store`, `.git`), what operating
-/// systems leave (`__MACOSX`, `Thumbs.db`, `desktop.ini`), and a `README` file (the folder's
-/// own notes, as in the fixtures). Everything else is someone's submission.
-fn ignore_reason(name: &OsStr, is_dir: bool) -> Option<&'static str> {
+/// systems leave (`__MACOSX`, `Thumbs.db`, `desktop.ini`), a `README` file (the folder's own
+/// notes, as in the fixtures), a script beside the submissions (the folder's own tooling), and
+/// what the folder's [`IGNORE_FILE`] names. Everything else is someone's submission.
+fn ignore_reason(name: &OsStr, is_dir: bool, listed: &BTreeSet<Vec<u8>>) -> Option<&'static str> {
     let bytes = name.as_bytes();
     if bytes.starts_with(b".") {
         return Some("hidden");
+    }
+    if listed.contains(bytes) {
+        return Some("named in the folder's .bhgradeignore");
+    }
+    let extension = bytes.iter().rposition(|&b| b == b'.').map(|dot| &bytes[dot + 1..]);
+    if !is_dir && extension.is_some_and(|ext| SCRIPT_EXTENSIONS.iter().any(|s| ext.eq_ignore_ascii_case(s.as_bytes())))
+    {
+        return Some("a script: the folder's own tooling");
     }
     let os_junk = ["__MACOSX", "Thumbs.db", "desktop.ini"];
     if os_junk.iter().any(|j| bytes.eq_ignore_ascii_case(j.as_bytes())) {
@@ -65,6 +83,21 @@ fn ignore_reason(name: &OsStr, is_dir: bool) -> Option<&'static str> {
         return Some("the folder's own notes");
     }
     None
+}
+
+/// The entries `dir`'s [`IGNORE_FILE`] names (none when it has none).
+fn listed_as_not_students(dir: &Path) -> Result<BTreeSet<Vec<u8>>, BuildError> {
+    let path = dir.join(IGNORE_FILE);
+    let text = match fs::read(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
+        Err(error) => return Err(io_err(&path)(error)),
+    };
+    let names = text.split(|&b| b == b'\n').map(|line| line.trim_ascii()).filter(|line| !line.is_empty());
+    Ok(names
+        .filter(|line| !line.starts_with(b"#"))
+        .map(|line| line.strip_suffix(b"/").unwrap_or(line).to_vec())
+        .collect())
 }
 
 /// `raw` as printable text: invalid UTF-8 bytes and control characters (a line break in a
@@ -110,12 +143,13 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
     // (plain name, whole file name, path)
     let mut entries: Vec<(String, String, PathBuf)> = Vec::new();
     let mut lms_named: Vec<(LmsIdentity, PathBuf)> = Vec::new();
+    let listed = listed_as_not_students(dir)?;
     for entry in fs::read_dir(dir).map_err(io_err(dir))? {
         let entry = entry.map_err(io_err(dir))?;
         let (path, file_name) = (entry.path(), entry.file_name());
         // Follows links: a marker may link students' folders into one place.
         let is_dir = fs::metadata(&path).is_ok_and(|m| m.is_dir());
-        if let Some(why) = ignore_reason(&file_name, is_dir) {
+        if let Some(why) = ignore_reason(&file_name, is_dir, &listed) {
             found.ignored.push(Ignored { path, why });
             continue;
         }
@@ -264,23 +298,27 @@ mod tests {
     }
 
     #[test]
-    fn every_entry_is_a_student_but_junk() {
+    fn every_entry_is_a_student_but_junk_notes_and_tooling() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         for folder in ["zed", ".hidden", "__MACOSX"] {
             fs::create_dir(dir.join(folder)).unwrap();
         }
-        for file in ["abc.tar.gz", "Bob.ZIP", "marks.csv", "dave.rar", "erin.7z", ".DS_Store", "README.md", "Thumbs.db"]
-        {
+        let files =
+            ["abc.tar.gz", "Bob.ZIP", "marks.csv", "dave.rar", "erin.7z", ".DS_Store", "README.md", "Thumbs.db"];
+        let tooling = ["variants.py", "verify.sh", "cases", "notes.txt"];
+        for file in files.iter().chain(&tooling) {
             fs::write(dir.join(file), b"").unwrap();
         }
+        fs::write(dir.join(IGNORE_FILE), b"# the course's own files\ncases/\n  notes.txt\n\n").unwrap();
         std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("gone.zip")).unwrap();
         let found = intake(dir).unwrap();
         assert_eq!(names(&found), ["Bob", "abc", "dave", "erin", "gone", "marks", "zed"]);
         let mut ignored: Vec<&str> =
             found.ignored.iter().map(|i| i.path.file_name().unwrap().to_str().unwrap()).collect();
         ignored.sort();
-        assert_eq!(ignored, [".DS_Store", ".hidden", "README.md", "Thumbs.db", "__MACOSX"]);
+        let expected = [".DS_Store", ".bhgradeignore", ".hidden", "README.md", "Thumbs.db", "__MACOSX", "cases"];
+        assert_eq!(ignored, [&expected[..], &["notes.txt", "variants.py", "verify.sh"]].concat());
         assert!(found.renamed.is_empty());
     }
 

@@ -299,3 +299,23 @@ fn a_correct_submission_in_a_folder_named_in_latin_1_earns_every_mark() {
     let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
     assert_eq!(grades.lines().nth(1), Some("caf%E9,1.00,1.00,2.00"), "{grades}");
 }
+
+/// The sample folders the README marks hold no phantom student: every entry bhgrade takes for a
+/// student is a fixture (a folder with `src/` and `expected.yaml`), and the folder's own
+/// tooling (`variants.py`, `verify.sh`, the checker's `cases`) is left out and listed.
+#[test]
+fn the_sample_folders_mark_no_phantom_student() {
+    for folder in ["submissions", "lbs-submissions", "gaps-submissions"] {
+        let folder = repo().join("fixtures").join(folder);
+        let found = bhgrade::build::intake(&folder).unwrap();
+        let students: Vec<&str> = found.submissions.iter().map(|s| s.name.as_str()).collect();
+        let fixtures = crate::expectations::fixtures_in(&folder);
+        assert_eq!(students, fixtures.keys().map(String::as_str).collect::<Vec<_>>(), "{}", folder.display());
+        let ignored: Vec<_> = found.ignored.iter().map(|i| i.path.file_name().unwrap().to_owned()).collect();
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let name = entry.unwrap().file_name();
+            let is_student = fixtures.contains_key(name.to_str().unwrap());
+            assert!(is_student || ignored.contains(&name), "{name:?} in {} is neither", folder.display());
+        }
+    }
+}
