@@ -112,13 +112,14 @@ impl Reporter for Files {
                 Ok(())
             }
             Event::Finished(class) => {
+                let notes = super::roster::LmsNotes::of(class, self.roster.as_ref());
                 let mut summary = markdown::summary(class)?;
-                summary.push_str(&markdown::lms_sections(class, self.roster.as_ref()));
+                summary.push_str(&markdown::lms_sections(&notes));
                 self.write("summary.md", summary.as_bytes())?;
                 self.write("grades.csv", markdown::grades_csv(class).as_bytes())?;
                 self.write("canvas.csv", export::canvas::gradebook(class, self.roster.as_ref()).as_bytes())?;
                 self.write("junit.xml", export::junit::xml(class).as_bytes())?;
-                self.write("index.html", html::class_page(class)?.as_bytes())?;
+                self.write("index.html", html::class_page(class, &notes)?.as_bytes())?;
                 self.set_aside_stale_reports(class)?;
                 let roster = serde_json::to_string_pretty(&class.roster()).expect("rosters serialise");
                 self.write(ROSTER_FILE, roster.as_bytes())

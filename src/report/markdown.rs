@@ -87,57 +87,40 @@ struct Failed<'a> {
     failed: usize,
 }
 
-/// What the summary says of the LMS round trip: who handed in late, and, with a roster, who on
-/// it handed nothing in (0 marks in `canvas.csv`), who handed in but has no marks yet (blank),
-/// and which submissions are no one's on it (not in `canvas.csv`). Empty when there is nothing
-/// to say.
-pub fn lms_sections(class: &ClassReport, roster: Option<&super::roster::Roster>) -> String {
+/// What the summary says of the LMS round trip ([`super::roster::LmsNotes`]): who handed in
+/// late, and, with a roster, who on it handed nothing in, who has no marks yet, and which
+/// submissions are no one's on it. Empty when there is nothing to say.
+pub fn lms_sections(notes: &super::roster::LmsNotes) -> String {
     let mut out = String::new();
-    let late: Vec<String> = class
-        .students
-        .iter()
-        .filter(|s| s.lms.as_ref().is_some_and(|lms| lms.late))
-        .map(|s| format!("- {}\n", text::prose(&s.student)))
-        .collect();
+    let late: Vec<String> = notes.late.iter().map(|student| format!("- {}\n", text::prose(student))).collect();
     if !late.is_empty() {
         out.push_str(&format!("\n## Handed in late (as the LMS says)\n\n{}", late.concat()));
     }
-    let Some(roster) = roster else { return out };
-    let matched = roster.match_class(class);
-    let row_line = |row: &super::roster::RosterRow, what: &str| {
-        let ids = [&row.sis_login_id, &row.sis_user_id, &row.id].into_iter().find(|id| !id.is_empty());
-        format!("- {} ({}): {what}\n", text::prose(&row.student), text::prose(ids.map_or("", |id| id.as_str())))
+    let Some(roster) = &notes.roster else { return out };
+    let lines = |notes: &[super::roster::RosterNote]| -> String {
+        let line = |n: &super::roster::RosterNote| {
+            format!("- {} ({}): {}\n", text::prose(&n.student), text::prose(&n.id), text::prose(&n.what))
+        };
+        notes.iter().map(line).collect()
     };
-    let absent: Vec<String> =
-        matched.absent().map(|row| row_line(row, "no submission of theirs was found; 0 marks in canvas.csv")).collect();
-    let blank: Vec<String> = matched
-        .on_roster
-        .iter()
-        .filter_map(|(row, standing)| standing.filter(|s| s.marks().is_none()).map(|s| (row, s)))
-        .map(|(row, standing)| {
-            let what =
-                format!("handed in as {}, {}; blank in canvas.csv", text::prose(standing.student()), standing.label());
-            row_line(row, &what)
-        })
-        .collect();
-    let strangers: Vec<String> = matched
-        .not_on_roster
-        .iter()
-        .map(|standing| format!("- {}: not in canvas.csv; enter its marks by hand\n", text::prose(standing.student())))
-        .collect();
     out.push_str(&format!(
         "\n## Roster\n\n{} of the {} on the roster ({}) handed in.\n",
-        matched.on_roster.len() - absent.len(),
-        text::count(matched.on_roster.len(), "student"),
-        text::prose(&roster.path.display().to_string())
+        roster.handed_in,
+        text::count(roster.on_roster, "student"),
+        text::prose(&roster.path)
     ));
-    if !absent.is_empty() {
-        out.push_str(&format!("\n### On the roster, nothing handed in\n\n{}", absent.concat()));
+    if !roster.absent.is_empty() {
+        out.push_str(&format!("\n### On the roster, nothing handed in\n\n{}", lines(&roster.absent)));
     }
-    if !blank.is_empty() {
-        out.push_str(&format!("\n### On the roster, handed in, no marks yet\n\n{}", blank.concat()));
+    if !roster.blank.is_empty() {
+        out.push_str(&format!("\n### On the roster, handed in, no marks yet\n\n{}", lines(&roster.blank)));
     }
-    if !strangers.is_empty() {
+    if !roster.not_on_roster.is_empty() {
+        let strangers: Vec<String> = roster
+            .not_on_roster
+            .iter()
+            .map(|student| format!("- {}: not in canvas.csv; enter its marks by hand\n", text::prose(student)))
+            .collect();
         out.push_str(&format!("\n### Handed in, not on the roster\n\n{}", strangers.concat()));
     }
     out

@@ -192,6 +192,85 @@ impl Roster {
     }
 }
 
+/// What the LMS and the roster said of a class, for the summary and the class page alike: who
+/// handed in late and, with a roster, who on it handed nothing in (0 marks in `canvas.csv`),
+/// who handed in but has no marks yet (blank), and which submissions are no one's on it.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LmsNotes {
+    /// Students the LMS says handed in late.
+    pub late: Vec<String>,
+    /// What the roster says, when there is one.
+    pub roster: Option<RosterNotes>,
+}
+
+/// A roster's side of [`LmsNotes`].
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RosterNotes {
+    /// The roster's file, as given.
+    pub path: String,
+    pub on_roster: usize,
+    pub handed_in: usize,
+    /// On the roster, nothing handed in: their names and ids.
+    pub absent: Vec<RosterNote>,
+    /// On the roster, handed in, no marks yet, and why.
+    pub blank: Vec<RosterNote>,
+    /// Submissions no roster row claims.
+    pub not_on_roster: Vec<String>,
+}
+
+/// One roster row in [`RosterNotes`]: the student, their id, and what became of them.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RosterNote {
+    pub student: String,
+    /// The first of the row's login, user id and Canvas id that it has.
+    pub id: String,
+    pub what: String,
+}
+
+impl LmsNotes {
+    /// The notes for `class`, matched against `roster` when there is one.
+    pub fn of(class: &ClassReport, roster: Option<&Roster>) -> LmsNotes {
+        let late = class.students.iter().filter(|s| s.lms.as_ref().is_some_and(|lms| lms.late));
+        let late = late.map(|s| s.student.clone()).collect();
+        LmsNotes { late, roster: roster.map(|roster| RosterNotes::of(class, roster)) }
+    }
+
+    /// Whether there is nothing to say.
+    pub fn is_empty(&self) -> bool {
+        self.late.is_empty() && self.roster.is_none()
+    }
+}
+
+impl RosterNotes {
+    fn of(class: &ClassReport, roster: &Roster) -> RosterNotes {
+        let matched = roster.match_class(class);
+        let note = |row: &RosterRow, what: String| {
+            let ids = [&row.sis_login_id, &row.sis_user_id, &row.id].into_iter().find(|id| !id.is_empty());
+            RosterNote { student: row.student.clone(), id: ids.cloned().unwrap_or_default(), what }
+        };
+        let absent: Vec<RosterNote> = matched
+            .absent()
+            .map(|row| note(row, "no submission of theirs was found; 0 marks in canvas.csv".to_string()))
+            .collect();
+        let blank = matched
+            .on_roster
+            .iter()
+            .filter_map(|(row, standing)| standing.filter(|s| s.marks().is_none()).map(|s| (row, s)))
+            .map(|(row, standing)| {
+                note(row, format!("handed in as {}, {}; blank in canvas.csv", standing.student(), standing.label()))
+            })
+            .collect();
+        RosterNotes {
+            path: roster.path.display().to_string(),
+            on_roster: matched.on_roster.len(),
+            handed_in: matched.on_roster.len() - absent.len(),
+            absent,
+            blank,
+            not_on_roster: matched.not_on_roster.iter().map(|standing| standing.student().to_string()).collect(),
+        }
+    }
+}
+
 /// The assignment's name in a Canvas gradebook column (`Practical 1 (4242)` → `Practical 1`):
 /// a name, then its Canvas id in brackets.
 fn assignment_name(column: &str) -> Option<&str> {

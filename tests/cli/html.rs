@@ -20,7 +20,7 @@ use crate::support::{copy_tree, mark_command, marked, repo};
 const BROWSER_LIMIT: Duration = Duration::from_secs(60);
 
 /// A headless Chromium that has shown it can start.
-struct Browser {
+pub(crate) struct Browser {
     program: PathBuf,
     version: String,
 }
@@ -95,7 +95,7 @@ impl Browser {
     }
 
     /// The DOM of the page at `url` once its script has run.
-    fn dom(&self, url: &str) -> String {
+    pub(crate) fn dom(&self, url: &str) -> String {
         self.run(&["--dump-dom".into(), url.into()]).unwrap_or_else(|e| panic!("{url}: {e}"))
     }
 
@@ -108,7 +108,7 @@ impl Browser {
 
 /// The browser, or `None` after saying why `test` runs without one ([`crate::skip::skipped`]:
 /// a failure under `BHGRADE_NO_SKIP`).
-fn browser_for(test: &str) -> Option<Browser> {
+pub(crate) fn browser_for(test: &str) -> Option<Browser> {
     match Browser::start() {
         Ok(browser) => Some(browser),
         Err(why) => {
@@ -119,7 +119,7 @@ fn browser_for(test: &str) -> Option<Browser> {
 }
 
 /// `file://` address of a page, with a fragment.
-fn url(page: &Path, fragment: &str) -> String {
+pub(crate) fn url(page: &Path, fragment: &str) -> String {
     format!("file://{}{fragment}", page.display())
 }
 

@@ -100,6 +100,30 @@ fn a_canvas_download_and_its_roster_give_a_gradebook_canvas_imports_row_for_row(
     assert!(section("### Handed in, not on the roster").is_some_and(|s| s.contains("- roguebob")), "{summary}");
     let markdown = std::fs::read_to_string(out.join("students/doejohn.md")).unwrap();
     assert!(markdown.contains("| Handed in | canvas user `102`: p1.tar.gz, **late** |"), "{markdown}");
+    the_class_page_shows_the_absent_the_late_and_the_unlisted(&out);
+}
+
+/// The class page, as Chromium shows it, says what the summary says of the roster and the LMS:
+/// Max handed nothing in (0 in canvas.csv), John was late (beside his row too), and roguebob is
+/// no one's on the roster.
+fn the_class_page_shows_the_absent_the_late_and_the_unlisted(out: &Path) {
+    let Some(browser) = crate::html::browser_for("lms::the_class_page_shows_the_absent_the_late_and_the_unlisted")
+    else {
+        return;
+    };
+    let dom = browser.dom(&crate::html::url(&out.join("index.html"), ""));
+    let element = |start: &str| {
+        let from = dom.find(start).unwrap_or_else(|| panic!("no {start} on the class page"));
+        let tag = start.trim_start_matches('<').split(' ').next().unwrap();
+        let end = dom[from..].find(&format!("</{tag}>")).map_or(dom.len(), |end| from + end);
+        dom[from..end].to_string()
+    };
+    assert!(element("<p id=\"late\"").contains("doejohn"), "{dom}");
+    assert!(element("<ul id=\"absent\"").contains("Absent, Max (ma4): no submission of theirs was found"), "{dom}");
+    assert!(element("<ul id=\"not-on-roster\"").contains("roguebob: not in canvas.csv"), "{dom}");
+    assert!(dom.contains("3 of the 4 students on the roster"), "{dom}");
+    let johns_row = dom.split("data-student=\"doejohn\"").nth(1).and_then(|row| row.split("</tr>").next());
+    assert!(johns_row.is_some_and(|row| row.contains(">late</span>")), "{johns_row:?}");
 }
 
 #[test]
