@@ -41,11 +41,20 @@ pub(super) fn bundled(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
-/// The folder `--suite` names: a folder that exists, else a bundled suite by its name
-/// (`cs3105-p1`, or `suites/cs3105-p1` as in a clone), found where [`suite::bundled::roots`] says.
+/// The folder `--suite` names: a folder that exists, or the folder of a `suite.yaml` given
+/// itself, else a bundled suite by its name (`cs3105-p1`, or `suites/cs3105-p1` as in a clone),
+/// found where [`suite::bundled::roots`] says.
 pub(super) fn suite_dir(given: &Path) -> Result<PathBuf, CliError> {
     if given.is_dir() {
         return Ok(given.to_path_buf());
+    }
+    if given.is_file() && given.file_name().is_some_and(|name| name == suite::SUITE_FILE) {
+        let folder = given.parent().filter(|folder| !folder.as_os_str().is_empty());
+        return Ok(folder.unwrap_or(Path::new(".")).to_path_buf());
+    }
+    if given.is_file() {
+        let why = "is a file, not a suite: give the suite's folder, or the suite.yaml in it";
+        return Err(CliError::BadInput(format!("{}: {why}", given.display())));
     }
     let name = given.to_str().map(|text| text.strip_prefix("suites/").unwrap_or(text));
     if let Some(folder) = name.and_then(suite::bundled::folder) {

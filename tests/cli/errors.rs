@@ -156,3 +156,22 @@ fn each_marking_command_s_help_gives_its_exit_statuses() {
         }
     }
 }
+
+/// `--suite` takes a suite's `suite.yaml` as its folder, and says what it wants of any other
+/// file rather than "no such suite folder".
+#[test]
+fn a_suites_own_yaml_names_its_folder_and_another_file_is_refused_saying_why() {
+    let correct = crate::support::repo().join("fixtures/submissions/correct");
+    let tiny = crate::support::repo().join("fixtures/suites/tiny");
+    let score_line = |suite: &Path| {
+        let output = bhgrade().args(["test", "--quiet"]).arg(&correct).arg("--suite").arg(suite).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(score_line(&tiny.join("suite.yaml")), score_line(&tiny));
+    assert_eq!(score_line(&tiny), "correct: 2.00 / 2.00\n");
+    let other = tiny.join("expected.json");
+    let (status, stderr) = mark_with_suite(&other);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(stderr.contains("is a file, not a suite: give the suite's folder, or the suite.yaml in it"), "{stderr}");
+}
