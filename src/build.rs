@@ -242,7 +242,11 @@ pub fn prepare(
         return Ok(finish(built, verdict, problem, notes));
     }
     if build_command.is_some() && !built.srcdir.join(&cfg.script).is_file() {
-        let detail = format!("{} is missing from {}", cfg.script, rel(&built.root, &built.srcdir));
+        let folder = match built.srcdir == built.root {
+            true => "the submission's top folder".to_string(),
+            false => rel(&built.root, &built.srcdir),
+        };
+        let detail = format!("{} is missing from {folder}", cfg.script);
         return Ok(finish(built, BuildVerdict::NoBuildScript, detail, notes));
     }
     if let Some(ids) = built.run_as().or(sandbox.run_as()) {

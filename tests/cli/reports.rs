@@ -471,4 +471,9 @@ fn bad_command_lines_are_refused_before_anything_is_marked() {
     let (status, stderr) = run(&[&os("test"), empty.as_os_str(), &os("--suite"), &suite, &os("--quiet")]);
     assert_eq!(status, Some(2), "{stderr}");
     assert!(stderr.contains("not a submission"), "{stderr}");
+    // `test` in a submission's `src` whose build.sh is missing: the folder is named.
+    let src = crate::support::repo().join("fixtures/submissions/no-build-script/src");
+    let (status, stderr) = run(&[&os("test"), src.as_os_str(), &os("--suite"), &suite, &os("--quiet")]);
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(stderr.contains("build.sh is missing from the submission's top folder\n"), "names the folder: {stderr}");
 }
