@@ -23,6 +23,10 @@ pub struct Progress {
     /// Tests per submission, and the tests of each unfinished submission the bar has counted.
     tests: usize,
     counted: std::collections::HashMap<String, usize>,
+    /// Tests accounted for: answered by a run, or settled without one (reused, not run).
+    accounted: usize,
+    /// Tests answered by a run of this marking: the work whose pace predicts the rest.
+    ran: usize,
 }
 
 impl Progress {
@@ -37,6 +41,25 @@ impl Progress {
             done: 0,
             tests: 0,
             counted: Default::default(),
+            accounted: 0,
+            ran: 0,
+        }
+    }
+
+    /// How long the tests not yet accounted for will take at the pace of the tests run so far
+    /// (`elapsed` since marking started); none before any test has run. Tests settled without
+    /// a run (a build that failed, a stored result) cost nothing and say nothing of the pace, so
+    /// a class whose first students failed to build is not promised an end in seconds.
+    fn time_left(&self, elapsed: std::time::Duration) -> Option<std::time::Duration> {
+        let left = (self.total * self.tests).saturating_sub(self.accounted);
+        (self.ran > 0).then(|| elapsed.mul_f64(left as f64 / self.ran as f64))
+    }
+
+    /// The time left as the progress lines say it.
+    fn time_left_text(&self) -> String {
+        match self.time_left(self.started.elapsed()) {
+            Some(left) => format!("about {} left", human_duration(left)),
+            None => "time left not known until a test has run".to_string(),
         }
     }
 
@@ -74,18 +97,20 @@ impl Reporter for Progress {
                 if std::io::stderr().is_terminal() {
                     // Ticks per test, so a class of slow submissions still shows it moving.
                     let bar = ProgressBar::new((*submissions * *tests) as u64);
-                    let style = ProgressStyle::with_template(
-                        "{bar:40} {pos}/{len} tests, {elapsed} so far, about {eta} left {msg}",
-                    )
-                    .unwrap_or_else(|_| ProgressStyle::default_bar());
+                    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} tests, {elapsed} so far, {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar());
                     bar.set_style(style);
+                    bar.set_message(self.time_left_text());
                     self.bar = Some(bar);
                 }
             }
             Event::RunDone { student, tests } => {
                 *self.counted.entry(student.clone()).or_default() += tests;
+                self.ran += tests;
+                self.accounted += tests;
                 if let Some(bar) = &self.bar {
                     bar.inc(*tests as u64);
+                    bar.set_message(self.time_left_text());
                 }
             }
             Event::StudentDone { report, reused_runs } => self.student_done(report, *reused_runs),
@@ -102,7 +127,9 @@ impl Progress {
         self.done += 1;
         // The tests not counted by a run: reused, skipped, or never run.
         let counted = self.counted.remove(&report.student).unwrap_or(0);
-        let rest = self.tests.saturating_sub(counted) as u64;
+        let rest = self.tests.saturating_sub(counted);
+        self.accounted += rest;
+        let rest = rest as u64;
         let reused = match reused_runs {
             0 => String::new(),
             n => format!(" [{} reused]", text::count(n, "stored result")),
@@ -121,15 +148,13 @@ impl Progress {
             Some(bar) => {
                 bar.println(line);
                 bar.inc(rest);
+                bar.set_message(self.time_left_text());
             }
             None => {
-                // Not a terminal (a log, CI): a plain line per student with the ETA.
-                let elapsed = self.started.elapsed();
-                let left = self.total.saturating_sub(self.done);
-                let eta = elapsed.mul_f64(left as f64 / self.done as f64);
-                let eta = match left {
+                // Not a terminal (a log, CI): a plain line per student with the time left.
+                let eta = match self.total.saturating_sub(self.done) {
                     0 => String::new(),
-                    _ => format!(", about {} left", human_duration(eta)),
+                    _ => format!(", {}", self.time_left_text()),
                 };
                 // The name first, so a log can be searched by student.
                 crate::say!("{line} [{}/{}{eta}]", self.done, self.total)
@@ -166,4 +191,36 @@ fn summary_of_verdicts(report: &StudentReport) -> String {
     }
     let counts: Vec<String> = report.verdict_counts().iter().map(|(v, n)| format!("{n} {}", v.label())).collect();
     counts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn progress(submissions: usize, tests: usize) -> Progress {
+        let mut progress = Progress::new(ColorChoice::Never, None);
+        (progress.total, progress.tests) = (submissions, tests);
+        progress
+    }
+
+    /// The time left follows the tests left at the pace of the tests run, whatever order the
+    /// students finish in: a failed build first promises nothing, reused results cost nothing.
+    #[test]
+    fn the_time_left_is_the_work_left_at_the_pace_of_the_work_done() {
+        let mut marking = progress(4, 10);
+        // The first student failed to build: ten tests settled, none run, no pace yet.
+        marking.accounted += 10;
+        assert_eq!(marking.time_left(Duration::from_secs(1)), None);
+        // Ten tests of the second ran in 20 s: twenty tests are left, at 2 s a test.
+        marking.ran += 10;
+        marking.accounted += 10;
+        assert_eq!(marking.time_left(Duration::from_secs(20)), Some(Duration::from_secs(40)));
+        // The third's ten were reused at once: ten are left, still at 2 s a test.
+        marking.accounted += 10;
+        assert_eq!(marking.time_left(Duration::from_secs(20)), Some(Duration::from_secs(20)));
+        marking.ran += 10;
+        marking.accounted += 10;
+        assert_eq!(marking.time_left(Duration::from_secs(40)), Some(Duration::ZERO));
+    }
 }

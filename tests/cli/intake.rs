@@ -319,3 +319,17 @@ fn the_sample_folders_mark_no_phantom_student() {
         }
     }
 }
+
+/// A submission that never reached a build (a PDF instead of code) gets feedback with no empty
+/// block where the build's output would be; a build that printed gets its output.
+#[test]
+fn feedback_shows_no_empty_block_for_a_build_that_printed_nothing() {
+    let m = marked();
+    let frank = fs::read_to_string(m.out.join("feedback/frank.md")).unwrap();
+    assert!(frank.contains("The submission did not build, so no test was run."), "{frank}");
+    assert!(!frank.contains("```text\n```"), "an empty block: {frank}");
+    for entry in fs::read_dir(m.out.join("feedback")).unwrap().flatten() {
+        let text = fs::read_to_string(entry.path()).unwrap();
+        assert!(!text.contains("```text\n```"), "an empty block in {}", entry.path().display());
+    }
+}
