@@ -13,17 +13,22 @@ pub const BUNDLED_SUITE: &str = "cs3105-p1";
 pub const BUNDLED_SUITE_FOLDER: &str = "suites/cs3105-p1";
 pub const BUNDLED_SUBMISSIONS: &str = "fixtures/submissions";
 
+/// The games a suite may name, one a line, from the reference's table of games.
+fn games_help() -> String {
+    let games = bhref::games::GAMES.iter().map(|game| format!("  {:<12} {}\n", game.name, game.about));
+    format!("Games (a suite's `game:`):\n{}", games.collect::<String>())
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "bhgrade",
     version,
-    about = "Mark patience-game search practicals (Black Hole / Worm Hole, Late Binding Solitaire) with the \
-reference checker and solver as judge",
+    about = "Mark search practicals on patience games, with the game's reference checker and solver as judge",
     long_about = "bhgrade builds each submission with its own build.sh, runs the commands its suite's game \
 defines (CHECK, SOLVE, ...) on every test under time, memory and output limits, judges every answer with \
 the game's reference checker and solver, and writes a markdown and JSON report per student, feedback a \
 student can be handed, a class summary, a class page and gradebooks. A suite names its game; a stacscheck \
-test tree can be run instead of a suite.",
+test tree can be run instead of a suite.\n\n".to_string() + &games_help(),
     after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\n".to_string() + &exit::help("success", Some("a check did not pass (test, stacscheck, regen --check or --verify, merge)"), true)
 )]
 pub struct Cli {
@@ -61,10 +66,10 @@ pub struct Output {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Mark every submission in a folder (a folder or an archive per student).
-    #[command(after_help = "With no arguments, marks the bundled sample submissions (fixtures/submissions) \
-with the bundled suite (suites/cs3105-p1) into reports/.\n\nWrites OUT/students/<student>.md and .json, and \
+    #[command(after_help = format!("With no arguments, marks the bundled sample submissions ({BUNDLED_SUBMISSIONS}) \
+with the bundled suite ({BUNDLED_SUITE_FOLDER}) into reports/.\n\nWrites OUT/students/<student>.md and .json, and \
 OUT/feedback/<student>.md, per student; then OUT/summary.md, OUT/grades.csv, OUT/canvas.csv, OUT/junit.xml, \
-OUT/index.html and OUT/class.json.\n\n".to_string() + &exit::help("every submission was marked, whatever its marks", None, true))]
+OUT/index.html and OUT/class.json.\n\n") + &exit::help("every submission was marked, whatever its marks", None, true))]
     Mark(MarkArgs),
     /// Run a suite's visible tests on one submission and print its report (what a student runs).
     #[command(after_help = exit::help("every test run was accepted", Some("one was not"), true))]
@@ -96,8 +101,9 @@ tree.\n\n".to_string() + &exit::help("every step passed", Some("one did not"), t
 
 #[derive(Debug, Args)]
 pub struct Common {
-    /// The suite: a folder (holding suite.yaml and expected.json), or the name of a suite built
-    /// into bhgrade (cs3105-p1, lbs-2022).
+    /// The suite: its folder (holding suite.yaml and expected.json) or its suite.yaml, or a
+    /// bundled suite's name (a folder of suites/ in the clone bhgrade was built from, or beside
+    /// the binary; an unknown name lists them). Nothing of a suite is built into bhgrade.
     #[arg(long, value_name = "DIR|NAME", default_value = BUNDLED_SUITE)]
     pub suite: PathBuf,
     #[command(flatten)]
@@ -282,8 +288,8 @@ pub struct MergeArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(after_help = "Writes missing instances named after the generator (seed-cards-ranks-suits-piles.txt), \
-the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
+#[command(after_help = "Writes missing instances named after the game's generator (GEN's parameters, as \
+the game names its files), the derived solutions of check tests (derived/PART/TEST.sol) and expected.json: every answer and its hardness \
 (the reference's search nodes). Files change only when their text does, so a second run changes nothing.\n\n\
 ".to_string() + &exit::help("done (with --check: up to date; with --verify: no answer refuted or left \
 undecided)", Some("with --check: out of date, each difference named; with --verify: out of date, or an answer \
@@ -296,9 +302,9 @@ pub struct RegenArgs {
     /// from what the reference now says, or whose inputs changed since regen ran (for CI).
     #[arg(long)]
     pub check: bool,
-    /// Change nothing; ask the game's second oracle about every solve test's stored answer (for
-    /// Black Hole: every `0` must make the SAT model unsatisfiable, every solution must pass the
-    /// checker) and print how long each took
+    /// Change nothing; ask the game's second oracle (one sharing no search code with its solver)
+    /// about every solve test's stored answer: every `0` must be proved by it and every solution
+    /// must pass the checker; print how long each took. A game without one says so.
     #[arg(long, conflicts_with = "check")]
     pub verify: bool,
 }

@@ -323,3 +323,22 @@ fn the_suites_readme_tables_say_what_the_bundled_suites_hold() {
         assert_eq!(said, held, "suites/README.md's table of {name} (tests, samples, least and most nodes)");
     }
 }
+
+/// The help and the suite format's documentation speak of every game the reference holds, and
+/// no longer of suites built into bhgrade (none is, so that no hidden test reaches a student).
+#[test]
+fn the_help_and_the_suite_format_name_every_game() {
+    let help = String::from_utf8(bhgrade().arg("--help").output().unwrap().stdout).unwrap();
+    let format = std::fs::read_to_string(repo().join("suites/README.md")).unwrap();
+    let game_line = format.lines().find(|line| line.starts_with("game:")).expect("suite.yaml's game: line");
+    for game in bhref::games::names() {
+        assert!(help.lines().any(|line| line.trim_start().starts_with(game)), "{game} in bhgrade --help:\n{help}");
+        assert!(game_line.contains(game), "{game} in suites/README.md's `game:` line: {game_line}");
+        assert!(format.contains(&format!("(`game: {game}`)")) || game == "blackhole", "a section for {game}");
+    }
+    for command in ["mark", "test", "regen"] {
+        let help = bhgrade().args([command, "--help"]).output().unwrap().stdout;
+        let help = String::from_utf8(help).unwrap();
+        assert!(!help.contains("built into bhgrade ("), "bhgrade {command} --help: {help}");
+    }
+}
