@@ -210,14 +210,33 @@ fn the_class_page_shows_every_student_sorts_and_draws_its_charts() {
     let failed = attributes(&dom, "<table id=\"heat\"", "data-failed");
     assert!(failed.iter().any(|f| f != "0"), "some test is failed by someone");
 
-    // The histogram holds the class; each search kind has a plot with a line per built student.
+    // The histogram holds the class; each search kind has a plot with a line per built student
+    // whose runs of the kind answered (or searched to a limit): one whose every run crashed,
+    // printed nothing or flooded its output never searched, and would draw a flat line.
     let counts = attributes(&dom, "<svg class=\"histogram\"", "data-count");
     assert_eq!(counts.iter().map(|c| c.parse::<usize>().unwrap()).sum::<usize>(), students.len());
     for kind in ["solve", "solveworm"] {
         let series = attributes(&dom, &format!("<svg class=\"scatter\" data-kind=\"{kind}\""), "data-student");
-        let built: Vec<&String> =
-            students.iter().filter(|s| !matches!(s.as_str(), "does-not-compile" | "no-build-script")).collect();
-        assert_eq!(series.iter().collect::<Vec<_>>(), built, "{kind}: a line per student that built");
+        let answered = |student: &String| {
+            let verdicts = crate::support::verdicts(&marked.json(student));
+            let report = marked.json(student);
+            let kinds: Vec<&str> = report["parts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|part| part["tests"].as_array().unwrap())
+                .filter(|test| test["kind"] == kind)
+                .map(|test| test["id"].as_str().unwrap())
+                .collect();
+            use bhgrade::verdict::Verdict;
+            let never_searched = [Verdict::RuntimeError, Verdict::NoOutput, Verdict::OutputLimit, Verdict::NotRun];
+            kinds.iter().any(|id| verdicts.get(*id).is_some_and(|v| !never_searched.contains(v)))
+        };
+        let plotted: Vec<&String> = students.iter().filter(|student| answered(student)).collect();
+        assert_eq!(series.iter().collect::<Vec<_>>(), plotted, "{kind}: a line per student whose runs answered");
+        for never in ["does-not-compile", "no-build-script", "crashes"] {
+            assert!(!series.iter().any(|s| s == never), "{kind}: {never} draws no line");
+        }
     }
 
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html");
