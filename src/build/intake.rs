@@ -59,8 +59,9 @@ const SCRIPT_EXTENSIONS: [&str; 5] = ["py", "sh", "bash", "pl", "rb"];
 
 /// Why an entry is never a student's: hidden entries (`.DS_Store`, `.git`), what operating
 /// systems leave (`__MACOSX`, `Thumbs.db`, `desktop.ini`), a `README` file (the folder's own
-/// notes, as in the fixtures), a script beside the submissions (the folder's own tooling), and
-/// what the folder's [`IGNORE_FILE`] names. Everything else is someone's submission.
+/// notes, as in the fixtures), and what the folder's [`IGNORE_FILE`] names. A script beside the
+/// submissions is left out too, unless an LMS named it ([`is_tooling`]). Everything else is
+/// someone's submission.
 fn ignore_reason(name: &OsStr, is_dir: bool, listed: &BTreeSet<Vec<u8>>) -> Option<&'static str> {
     let bytes = name.as_bytes();
     if bytes.starts_with(b".") {
@@ -68,11 +69,6 @@ fn ignore_reason(name: &OsStr, is_dir: bool, listed: &BTreeSet<Vec<u8>>) -> Opti
     }
     if listed.contains(bytes) {
         return Some("named in the folder's .bhgradeignore");
-    }
-    let extension = bytes.iter().rposition(|&b| b == b'.').map(|dot| &bytes[dot + 1..]);
-    if !is_dir && extension.is_some_and(|ext| SCRIPT_EXTENSIONS.iter().any(|s| ext.eq_ignore_ascii_case(s.as_bytes())))
-    {
-        return Some("a script: the folder's own tooling");
     }
     let os_junk = ["__MACOSX", "Thumbs.db", "desktop.ini"];
     if os_junk.iter().any(|j| bytes.eq_ignore_ascii_case(j.as_bytes())) {
@@ -83,6 +79,14 @@ fn ignore_reason(name: &OsStr, is_dir: bool, listed: &BTreeSet<Vec<u8>>) -> Opti
         return Some("the folder's own notes");
     }
     None
+}
+
+/// Whether an entry no LMS named is a script beside the submissions: the folder's own tooling
+/// (a file an LMS named, `abc_101_9001_build.sh`, is one of a student's files).
+fn is_tooling(name: &OsStr, is_dir: bool) -> bool {
+    let bytes = name.as_bytes();
+    let extension = bytes.iter().rposition(|&b| b == b'.').map(|dot| &bytes[dot + 1..]);
+    !is_dir && extension.is_some_and(|ext| SCRIPT_EXTENSIONS.iter().any(|s| ext.eq_ignore_ascii_case(s.as_bytes())))
 }
 
 /// The entries `dir`'s [`IGNORE_FILE`] names (none when it has none).
@@ -155,6 +159,9 @@ pub fn intake(dir: &Path) -> Result<Intake, BuildError> {
         }
         match file_name.to_str().and_then(|name| lms::parse(name, is_dir)) {
             Some(identity) => lms_named.push((identity, path)),
+            None if is_tooling(&file_name, is_dir) => {
+                found.ignored.push(Ignored { path, why: "a script: the folder's own tooling" })
+            }
             None => entries.push((natural_name(&file_name, is_dir), printable_name(&file_name), path)),
         }
     }
@@ -306,14 +313,15 @@ mod tests {
         }
         let files =
             ["abc.tar.gz", "Bob.ZIP", "marks.csv", "dave.rar", "erin.7z", ".DS_Store", "README.md", "Thumbs.db"];
-        let tooling = ["variants.py", "verify.sh", "cases", "notes.txt"];
+        // A script an LMS named is a student's file (Jane's), not the folder's.
+        let tooling = ["variants.py", "verify.sh", "cases", "notes.txt", "smithjane_101_9001_build.sh"];
         for file in files.iter().chain(&tooling) {
             fs::write(dir.join(file), b"").unwrap();
         }
         fs::write(dir.join(IGNORE_FILE), b"# the course's own files\ncases/\n  notes.txt\n\n").unwrap();
         std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("gone.zip")).unwrap();
         let found = intake(dir).unwrap();
-        assert_eq!(names(&found), ["Bob", "abc", "dave", "erin", "gone", "marks", "zed"]);
+        assert_eq!(names(&found), ["Bob", "abc", "dave", "erin", "gone", "marks", "smithjane", "zed"]);
         let mut ignored: Vec<&str> =
             found.ignored.iter().map(|i| i.path.file_name().unwrap().to_str().unwrap()).collect();
         ignored.sort();
