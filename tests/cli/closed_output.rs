@@ -3,7 +3,7 @@
 //! (`/dev/full`) neither stop nor wedge a marking or a `test`: the work finishes, every file is
 //! written, the status is the marking's own, and SIGINT and SIGTERM still stop it cleanly.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Duration;
@@ -40,12 +40,7 @@ fn spawn_into_a_reader_that_leaves(command: &mut Command, prefix: &str) -> Child
     // `command` holds the write end's last copies but the child's: drop them, so the reader
     // sees the output end if bhgrade ends first.
     command.stdout(Stdio::null()).stderr(Stdio::null());
-    let mut reader = BufReader::new(reader);
-    let mut line = String::new();
-    while !line.starts_with(prefix) {
-        line.clear();
-        assert!(reader.read_line(&mut line).unwrap() > 0, "bhgrade ended before a line starting `{prefix}`");
-    }
+    crate::signals::read_up_to(&mut BufReader::new(reader), prefix);
     child
 }
 

@@ -218,8 +218,8 @@ fn the_class_page_shows_every_student_sorts_and_draws_its_charts() {
     for kind in ["solve", "solveworm"] {
         let series = attributes(&dom, &format!("<svg class=\"scatter\" data-kind=\"{kind}\""), "data-student");
         let answered = |student: &String| {
-            let verdicts = crate::support::verdicts(&marked.json(student));
             let report = marked.json(student);
+            let verdicts = crate::support::verdicts(&report);
             let kinds: Vec<&str> = report["parts"]
                 .as_array()
                 .unwrap()

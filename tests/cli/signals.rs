@@ -35,7 +35,7 @@ fn class_of_four(dir: &Path) -> std::path::PathBuf {
 
 /// Reads `stderr` up to its first line that starts with `prefix`, and returns that line
 /// (failing if bhgrade ends first).
-fn read_up_to(stderr: &mut impl BufRead, prefix: &str) -> String {
+pub(crate) fn read_up_to(stderr: &mut impl BufRead, prefix: &str) -> String {
     let mut line = String::new();
     while stderr.read_line(&mut line).unwrap() > 0 && !line.starts_with(prefix) {
         line.clear();
