@@ -21,6 +21,7 @@ use crate::build::BuildConfig;
 use crate::judge::Judge;
 use crate::results::model::{CheckRow, TestReport};
 use crate::sandbox::{Command, Limits};
+use crate::score::GroupScoring;
 use crate::store::{Key, ResultStore};
 use crate::suite::Launch;
 
@@ -55,6 +56,8 @@ pub struct Part {
     pub title: String,
     /// The marks the part is worth.
     pub weight: f64,
+    /// How the tests of a group (their reports' `group`) earn its marks together.
+    pub group_scoring: GroupScoring,
 }
 
 /// How a part went, for the check table.
@@ -227,6 +230,11 @@ impl Plan<'_> {
         add(&self.gave_up_credit.to_string());
         for part in &self.parts {
             add(&format!("part {} {}", part.id, part.weight));
+            // Said only when it is not the default, so that stored results of earlier versions
+            // still match.
+            if part.group_scoring != GroupScoring::default() {
+                add(&format!("group scoring {}", part.group_scoring.name()));
+            }
         }
         for test in &self.tests {
             let limits = &self.runs[test.run].limits;
@@ -234,6 +242,9 @@ impl Plan<'_> {
             add(&self.runs[test.run].identity.join("\0"));
             add(&test.blank.expected);
             add(&test.blank.expected_detail);
+            if let Some(group) = &test.blank.group {
+                add(&format!("group {group}"));
+            }
         }
         format!("{:x}", hasher.finalize())
     }

@@ -12,10 +12,12 @@ use crate::verdict::Verdict;
 /// Units of marks per mark: every mark in a report is a whole number of hundredths.
 pub const UNITS_PER_MARK: i64 = 100;
 
-/// The fraction of a test's weight a verdict earns.
-pub fn credit(verdict: Verdict, gave_up_credit: f64) -> f64 {
+/// The fraction of a test's weight a verdict earns on its own: an accepted answer its
+/// `quality` (1 unless its test credits quality), `-1` the suite's give-up credit (earned only
+/// beside real answers: see [`part_scores`]), anything else nothing.
+pub fn credit(verdict: Verdict, quality: Option<f64>, gave_up_credit: f64) -> f64 {
     match verdict {
-        Verdict::Accepted => 1.0,
+        Verdict::Accepted => quality.unwrap_or(1.0).clamp(0.0, 1.0),
         Verdict::GaveUp => gave_up_credit,
         Verdict::HarnessError
         | Verdict::TimeLimit
@@ -27,6 +29,89 @@ pub fn credit(verdict: Verdict, gave_up_credit: f64) -> f64 {
         | Verdict::WrongAnswer
         | Verdict::NotRun => 0.0,
     }
+}
+
+/// How the tests of a group earn its marks together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GroupScoring {
+    /// Each test of the group earns the lowest credit any of them earned (CMS's subtasks).
+    #[default]
+    Minimum,
+    /// The group's marks are earned only when every test in it is accepted (Kattis's test
+    /// groups); then each test earns its own credit (its quality, where that is credited).
+    AllOrNothing,
+}
+
+impl GroupScoring {
+    /// The names a suite file uses.
+    pub const NAMES: [&'static str; 2] = ["minimum", "all-or-nothing"];
+
+    pub fn parse(name: &str) -> Option<GroupScoring> {
+        match name {
+            "minimum" => Some(GroupScoring::Minimum),
+            "all-or-nothing" => Some(GroupScoring::AllOrNothing),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupScoring::Minimum => "minimum",
+            GroupScoring::AllOrNothing => "all-or-nothing",
+        }
+    }
+}
+
+/// One test as scoring sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored<'a> {
+    pub weight: f64,
+    pub verdict: Verdict,
+    /// For an accepted answer whose test credits quality, the share of the test's marks its
+    /// quality earns (see `judge`); `None` for full credit.
+    pub quality: Option<f64>,
+    /// The test's group in its part; a test without one is a group of its own.
+    pub group: Option<&'a str>,
+}
+
+/// How a part's tests earn its marks: the share of a `-1` and how a group's tests combine.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Rules {
+    pub gave_up_credit: f64,
+    pub group_scoring: GroupScoring,
+}
+
+/// The credit each test earns inside its group, in test order. A group's tests earn together
+/// (see [`GroupScoring`]); a `-1` earns the give-up credit only in a group where some test was
+/// accepted, so a program that gives up everywhere, or a test alone in its group, earns
+/// nothing by it: give-up credit rewards knowing where one's search stops, beside real answers.
+pub fn group_credits(tests: &[Scored<'_>], rules: Rules) -> Vec<f64> {
+    let group_of = |index: usize| tests[index].group.map_or(GroupKey::Alone(index), GroupKey::Named);
+    (0..tests.len())
+        .map(|index| {
+            let members: Vec<&Scored<'_>> =
+                (0..tests.len()).filter(|&other| group_of(other) == group_of(index)).map(|m| &tests[m]).collect();
+            let answered = members.iter().any(|test| test.verdict == Verdict::Accepted);
+            let own = |test: &Scored<'_>| match test.verdict {
+                Verdict::GaveUp if !answered => 0.0,
+                verdict => credit(verdict, test.quality, rules.gave_up_credit),
+            };
+            match rules.group_scoring {
+                GroupScoring::Minimum => members.iter().map(|test| own(test)).fold(1.0, f64::min),
+                GroupScoring::AllOrNothing => match members.iter().all(|test| test.verdict == Verdict::Accepted) {
+                    true => own(&tests[index]),
+                    false => 0.0,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Which group a test is in: a named one, or its own.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GroupKey<'a> {
+    Named(&'a str),
+    Alone(usize),
 }
 
 /// Marks (a suite's weight, a report's figure) → whole units, rounded to the nearest.
@@ -59,19 +144,18 @@ pub fn apportion(total: i64, weights: &[f64]) -> Vec<i64> {
     shares
 }
 
-/// A part's marks: its weight shared among its tests in proportion to their weights.
+/// A part's marks: its weight shared among its tests in proportion to their weights, each test
+/// earning its share times its credit in its group ([`group_credits`]).
 ///
-/// Input: the part's weight in marks, each test's `(weight, verdict)`, the share `-1` earns.
+/// Input: the part's weight in marks, each test as [`Scored`], the part's [`Rules`].
 /// Output: for each test `(score, max_score)` in marks, and the part's score, the exact sum of
 /// the tests' scores. Every figure is a whole number of units.
-pub fn part_scores(part_weight: f64, tests: &[(f64, Verdict)], gave_up_credit: f64) -> (Vec<(f64, f64)>, f64) {
-    let weights: Vec<f64> = tests.iter().map(|(weight, _)| *weight).collect();
+pub fn part_scores(part_weight: f64, tests: &[Scored<'_>], rules: Rules) -> (Vec<(f64, f64)>, f64) {
+    let weights: Vec<f64> = tests.iter().map(|test| test.weight).collect();
     let maxima = apportion(to_units(part_weight), &weights);
-    let scores: Vec<i64> = maxima
-        .iter()
-        .zip(tests)
-        .map(|(&max, &(_, verdict))| (max as f64 * credit(verdict, gave_up_credit)).round() as i64)
-        .collect();
+    let credits = group_credits(tests, rules);
+    let scores: Vec<i64> =
+        maxima.iter().zip(&credits).map(|(&max, &credit)| (max as f64 * credit).round() as i64).collect();
     let total: i64 = scores.iter().sum();
     let per_test = scores.iter().zip(&maxima).map(|(&score, &max)| (from_units(score), from_units(max))).collect();
     (per_test, from_units(total))
@@ -99,17 +183,64 @@ pub fn format(marks: f64) -> String {
 mod tests {
     use super::*;
 
+    fn scored(weight: f64, verdict: Verdict, group: Option<&str>) -> Scored<'_> {
+        Scored { weight, verdict, quality: None, group }
+    }
+
+    fn rules(gave_up_credit: f64, group_scoring: GroupScoring) -> Rules {
+        Rules { gave_up_credit, group_scoring }
+    }
+
     #[test]
     fn weights_share_the_part() {
-        let tests = [(1.0, Verdict::Accepted), (3.0, Verdict::WrongAnswer), (1.0, Verdict::GaveUp)];
-        let (per_test, score) = part_scores(10.0, &tests, 0.5);
-        assert_eq!(per_test, vec![(2.0, 2.0), (0.0, 6.0), (1.0, 2.0)]);
-        assert_eq!(score, 3.0);
+        let g = Some("g");
+        let tests = [
+            scored(1.0, Verdict::Accepted, g),
+            scored(3.0, Verdict::WrongAnswer, None),
+            scored(1.0, Verdict::GaveUp, g),
+        ];
+        let (per_test, score) = part_scores(10.0, &tests, rules(0.5, GroupScoring::Minimum));
+        // The group {accepted, gave up} earns the give-up credit on both of its tests.
+        assert_eq!(per_test, vec![(1.0, 2.0), (0.0, 6.0), (1.0, 2.0)]);
+        assert_eq!(score, 2.0);
     }
 
     #[test]
     fn an_empty_part_scores_nothing() {
-        assert_eq!(part_scores(5.0, &[], 0.0), (vec![], 0.0));
+        assert_eq!(part_scores(5.0, &[], Rules::default()), (vec![], 0.0));
+    }
+
+    #[test]
+    fn a_group_earns_its_lowest_credit_or_nothing() {
+        let (a, b) = (Some("a"), Some("b"));
+        let tests = [
+            scored(1.0, Verdict::Accepted, a),
+            scored(1.0, Verdict::WrongAnswer, a),
+            scored(1.0, Verdict::Accepted, b),
+            scored(1.0, Verdict::Accepted, b),
+            scored(1.0, Verdict::Accepted, None),
+        ];
+        let credits = group_credits(&tests, rules(0.25, GroupScoring::Minimum));
+        assert_eq!(credits, vec![0.0, 0.0, 1.0, 1.0, 1.0]);
+        let mut graded = tests;
+        graded[3].quality = Some(0.5);
+        assert_eq!(group_credits(&graded, rules(0.25, GroupScoring::Minimum))[2..4], [0.5, 0.5]);
+        assert_eq!(group_credits(&graded, rules(0.25, GroupScoring::AllOrNothing))[2..4], [1.0, 0.5]);
+        assert_eq!(group_credits(&graded, rules(0.25, GroupScoring::AllOrNothing))[..2], [0.0, 0.0]);
+    }
+
+    /// Give-up credit rewards knowing where one's search stops, beside real answers: never a
+    /// program that gives up everywhere.
+    #[test]
+    fn giving_up_earns_only_beside_an_accepted_answer() {
+        let g = Some("g");
+        let alone = [scored(1.0, Verdict::GaveUp, None)];
+        assert_eq!(group_credits(&alone, rules(0.25, GroupScoring::Minimum)), vec![0.0]);
+        let all_given_up = [scored(1.0, Verdict::GaveUp, g), scored(1.0, Verdict::GaveUp, g)];
+        assert_eq!(group_credits(&all_given_up, rules(0.25, GroupScoring::Minimum)), vec![0.0, 0.0]);
+        let beside = [scored(1.0, Verdict::Accepted, g), scored(1.0, Verdict::GaveUp, g)];
+        assert_eq!(group_credits(&beside, rules(0.25, GroupScoring::Minimum)), vec![0.25, 0.25]);
+        assert_eq!(group_credits(&beside, rules(0.25, GroupScoring::AllOrNothing)), vec![0.0, 0.0]);
     }
 
     /// The measured case of the issue: 11 marks over 16 tests showed 0.69 each (11.04 in all).
@@ -122,8 +253,8 @@ mod tests {
         assert_eq!(shares[0], 69);
         assert_eq!(shares[15], 68);
         for (weight, n) in [(3.0, 20), (6.0, 14), (7.0, 3), (0.01, 7)] {
-            let tests: Vec<(f64, Verdict)> = (0..n).map(|i| (1.0 + i as f64, Verdict::Accepted)).collect();
-            let (per_test, score) = part_scores(weight, &tests, 0.25);
+            let tests: Vec<Scored<'_>> = (0..n).map(|i| scored(1.0 + i as f64, Verdict::Accepted, None)).collect();
+            let (per_test, score) = part_scores(weight, &tests, rules(0.25, GroupScoring::Minimum));
             assert_eq!(to_units(score), to_units(weight));
             assert_eq!(per_test.iter().map(|(_, max)| to_units(*max)).sum::<i64>(), to_units(weight));
         }
@@ -131,9 +262,10 @@ mod tests {
 
     #[test]
     fn a_part_score_is_the_sum_of_its_tests() {
-        let tests: Vec<(f64, Verdict)> =
-            (0..16).map(|i| (1.0, [Verdict::Accepted, Verdict::GaveUp, Verdict::WrongAnswer][i % 3])).collect();
-        let (per_test, score) = part_scores(11.0, &tests, 0.25);
+        let verdicts = [Verdict::Accepted, Verdict::GaveUp, Verdict::WrongAnswer];
+        let groups = [Some("a"), Some("b"), None];
+        let tests: Vec<Scored<'_>> = (0..16).map(|i| scored(1.0, verdicts[i % 3], groups[i % 2])).collect();
+        let (per_test, score) = part_scores(11.0, &tests, rules(0.25, GroupScoring::Minimum));
         assert_eq!(per_test.iter().map(|(s, _)| to_units(*s)).sum::<i64>(), to_units(score));
     }
 

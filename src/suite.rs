@@ -19,6 +19,7 @@ pub mod bundled;
 pub mod derive;
 mod expected;
 pub mod export;
+pub mod floor;
 mod launch;
 mod raw;
 mod resolve;
@@ -43,6 +44,7 @@ pub use resolve::{
 pub use select::{LeftOut, SelectError, Selection};
 
 use crate::sandbox::Limits;
+use crate::score::GroupScoring;
 
 /// The name of the suite definition inside a suite folder.
 pub const SUITE_FILE: &str = "suite.yaml";
@@ -63,6 +65,9 @@ pub struct Suite<T = Test> {
     pub build: BuildSpec,
     pub launch: Launch,
     pub gave_up_credit: f64,
+    /// The most (a fraction of the suite's marks) a program that never reads its input may
+    /// earn: see [`floor`](mod@floor).
+    pub trivial_ceiling: f64,
     pub parts: Vec<PartDefinition<T>>,
 }
 
@@ -84,6 +89,8 @@ pub struct PartDefinition<T> {
     pub title: String,
     /// The marks the part is worth.
     pub weight: f64,
+    /// How the tests of a group earn its marks together.
+    pub group_scoring: GroupScoring,
     pub tests: Vec<T>,
     /// In a student's copy of the suite, the hidden tests left out of this part. Its tests'
     /// weights are then their exact marks (see [`PartDefinition::maxima`]).
@@ -152,6 +159,8 @@ pub struct TestDefinition {
     /// test no `solution`).
     pub derive: Option<Derivation>,
     pub weight: f64,
+    /// The test's group in its part (a test without one is a group of its own).
+    pub group: Option<String>,
     /// Whether students see this test (`bhgrade test` runs only these).
     pub visible: bool,
     pub limits: Limits,
@@ -223,6 +232,7 @@ impl<T> Suite<T> {
                 id: part.id,
                 title: part.title,
                 weight: part.weight,
+                group_scoring: part.group_scoring,
                 tests,
                 withheld: part.withheld,
             });
@@ -237,6 +247,7 @@ impl<T> Suite<T> {
             build: self.build,
             launch: self.launch,
             gave_up_credit: self.gave_up_credit,
+            trivial_ceiling: self.trivial_ceiling,
             parts,
         })
     }

@@ -223,6 +223,17 @@ pub trait Referee: Send + Sync {
         Ok(SecondOpinion::NoOracle)
     }
 
+    /// The answers a program that never reads its input could print for every test of `kind`
+    /// (the floor check: what such a program earns). By default `true` and `false` for kinds
+    /// that read a candidate solution, `0` and `-1` for the others; empty for an unknown kind.
+    fn constant_answers(&self, kind: &str) -> &'static [&'static str] {
+        match self.task(kind) {
+            Some(TaskSpec { reads_input: true, .. }) => &["true", "false"],
+            Some(TaskSpec { reads_input: false, .. }) => &["0", "-1"],
+            None => &[],
+        }
+    }
+
     /// The rules a check test may name in `derive:` to have its candidate solution made from the
     /// reference's own, in the order the suite documentation lists them. The first is the one a
     /// check test naming neither `solution` nor `derive` gets; a game with none makes every

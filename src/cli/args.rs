@@ -261,6 +261,20 @@ so `bhgrade test --suite OUT` gives every visible test the verdict and marks a m
 be new or empty.\n\nExample:\n  bhgrade suite export --student suites/cs3105-p1 --out p1-student-tests\n\n".to_string()
         + &exit::help("the copy was written", None, false))]
     Export(ExportArgs),
+    /// Print what every program that never reads its input earns of a suite (the floor check).
+    #[command(after_help = "From the expected answers alone, with no run: each program that prints one \
+constant for every test of a kind (`true` or `false` for a check, `0` or `-1` for a solve: what its game lists), \
+and the marks it earns as a marking adds them up, groups and give-up credit included. `bhgrade regen` and \
+`regen --check` print the same table.\n\n".to_string()
+        + &exit::help("no such program earns more than the suite's `trivial_ceiling` (5% unless it says otherwise)", Some("one does"), false))]
+    Floor(FloorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FloorArgs {
+    /// The suite folder (or a bundled suite's name).
+    #[arg(value_name = "SUITE", default_value = BUNDLED_SUITE_FOLDER)]
+    pub suite: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -299,7 +313,9 @@ pub struct RegenArgs {
     #[arg(long, value_name = "DIR", default_value = BUNDLED_SUITE_FOLDER)]
     pub suite: PathBuf,
     /// Change nothing; list every test whose stored answer, hardness or derived solution differs
-    /// from what the reference now says, or whose inputs changed since regen ran (for CI).
+    /// from what the reference now says, or whose inputs changed since regen ran (for CI); then
+    /// the floor check (`bhgrade suite floor`): fails when a program that never reads its input
+    /// earns more than the suite's `trivial_ceiling`.
     #[arg(long)]
     pub check: bool,
     /// Change nothing; ask the game's second oracle (one sharing no search code with its solver)

@@ -3,7 +3,7 @@
 //! a row per solve test as the second oracle gives its opinion, then the tests refused.
 
 use bhgrade::regen;
-use bhref::referee::count;
+use bhref::referee::{agreeing, count};
 
 use super::args::RegenArgs;
 use super::CliError;
@@ -22,7 +22,7 @@ pub(super) fn run(args: RegenArgs) -> Result<super::exit::Exit, CliError> {
         }
         if differences.is_empty() {
             bhgrade::say!("{}: up to date with the reference", dir.display());
-            return Ok(super::exit::Exit::Success);
+            return floor(&dir);
         }
         bhgrade::say!(
             "{}: {} difference(s); run `bhgrade regen --suite {}`",
@@ -45,7 +45,48 @@ pub(super) fn run(args: RegenArgs) -> Result<super::exit::Exit, CliError> {
         bhgrade::say!("removed {file} (no test derives it)");
     }
     bhgrade::say!("{}: {} tests up to date", dir.display(), done.tests.len());
-    Ok(super::exit::Exit::Success)
+    floor(&dir)
+}
+
+/// The floor check of the suite in `dir`: a table of what each program that never reads its
+/// input earns, and a failure when any earns more than the suite's `trivial_ceiling`.
+pub(super) fn floor(dir: &std::path::Path) -> Result<super::exit::Exit, CliError> {
+    use bhgrade::score::format;
+    let suite = bhgrade::suite::load_definition(dir)
+        .and_then(|definition| definition.verify())
+        .map_err(regen::RegenError::Suite)?;
+    let floor = bhgrade::suite::floor::floor(&suite);
+    bhgrade::tell!("\n| a program that never reads its input, answering | marks | share |\n|---|---|---|");
+    for program in &floor.programs {
+        let share = 100.0 * floor.share(program);
+        bhgrade::tell!(
+            "| {} | {} of {} | {share:.1}% |",
+            program.describe(),
+            format(program.marks),
+            format(floor.max_marks)
+        );
+    }
+    let over: Vec<_> = floor.over_ceiling().collect();
+    let ceiling = 100.0 * floor.ceiling;
+    if over.is_empty() {
+        bhgrade::say!(
+            "{}: no program that never reads its input earns more than {ceiling:.1}% (`trivial_ceiling`)",
+            dir.display()
+        );
+        return Ok(super::exit::Exit::Success);
+    }
+    let (programs, read, earn) = (
+        count(over.len(), "program"),
+        agreeing(over.len(), "reads its", "read their"),
+        agreeing(over.len(), "earns", "earn"),
+    );
+    bhgrade::say!(
+        "{}: {programs} that never {read} input {earn} more than the suite's `trivial_ceiling` of {ceiling:.1}%: \
+         group each check that expects `false` with one that expects `true`, and each unsolvable instance \
+         with a solvable one (see suites/README.md, \"Groups\")",
+        dir.display()
+    );
+    Ok(super::exit::Exit::NotPassed)
 }
 
 /// `regen --verify`: a row per solve test as its opinion comes, then the tests refused.

@@ -64,9 +64,17 @@ fn scored_parts(plan: &Plan<'_>, mut reports: Vec<TestReport>) -> Vec<PartReport
     let mut parts = Vec::with_capacity(plan.parts.len());
     for (part_index, part) in plan.parts.iter().enumerate() {
         let members: Vec<usize> = (0..plan.tests.len()).filter(|&t| plan.tests[t].part == part_index).collect();
-        let weighted: Vec<(f64, Verdict)> =
-            members.iter().map(|&t| (plan.tests[t].weight, reports[t].verdict)).collect();
-        let (per_test, part_score) = score::part_scores(part.weight, &weighted, plan.gave_up_credit);
+        let scored: Vec<score::Scored<'_>> = members
+            .iter()
+            .map(|&t| score::Scored {
+                weight: plan.tests[t].weight,
+                verdict: reports[t].verdict,
+                quality: None,
+                group: reports[t].group.as_deref(),
+            })
+            .collect();
+        let rules = score::Rules { gave_up_credit: plan.gave_up_credit, group_scoring: part.group_scoring };
+        let (per_test, part_score) = score::part_scores(part.weight, &scored, rules);
         let mut tests = Vec::with_capacity(members.len());
         for (&t, (earned, max)) in members.iter().zip(per_test) {
             let mut report = std::mem::replace(

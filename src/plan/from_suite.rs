@@ -56,7 +56,12 @@ pub fn from_suite(suite: &Suite) -> Plan<'_> {
         parts: suite
             .parts
             .iter()
-            .map(|p| Part { id: p.id.clone(), title: p.title.clone(), weight: p.weight })
+            .map(|p| Part {
+                id: p.id.clone(),
+                title: p.title.clone(),
+                weight: p.weight,
+                group_scoring: p.group_scoring,
+            })
             .collect(),
         tests,
         gave_up_credit: suite.gave_up_credit,
@@ -128,6 +133,7 @@ fn blank_report(suite: &Suite, test: &Test) -> TestReport {
         input: test.def.input.as_deref().map(|input| text::shorten(input.trim(), 300)),
         reference_nodes: Some(test.expected.nodes),
         public_name: test.def.public_name.clone(),
+        group: test.def.group.clone(),
         ..TestReport::new(
             test.def.id.clone(),
             test.def.kind.clone(),

@@ -18,6 +18,7 @@ use crate::judge::StepJudge;
 use crate::results::model::{CheckRow, TestReport};
 use crate::results::text;
 use crate::sandbox::Limits;
+use crate::score::GroupScoring;
 use crate::stacscheck::{Step, StepKind, Tree};
 use crate::suite::Launch;
 use crate::verdict::Verdict;
@@ -40,7 +41,12 @@ pub fn from_tree(tree: &Tree, limits: Limits, launch: &Launch) -> std::io::Resul
         let part = match parts.iter().position(|part| part.id == part_id) {
             Some(found) => found,
             None => {
-                parts.push(Part { id: part_id.to_string(), title: part_id.to_string(), weight: 0.0 });
+                parts.push(Part {
+                    id: part_id.to_string(),
+                    title: part_id.to_string(),
+                    weight: 0.0,
+                    group_scoring: GroupScoring::default(),
+                });
                 parts.len() - 1
             }
         };

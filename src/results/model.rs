@@ -127,6 +127,10 @@ pub struct TestReport {
     /// neutral `PART hidden N`, see `report::feedback::redact`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_name: Option<String>,
+    /// The test's group in its part, when its suite groups tests: a group's tests earn its
+    /// marks together (its part's `group_scoring`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 impl TestReport {
@@ -159,6 +163,7 @@ impl TestReport {
             diff: String::new(),
             reference_nodes: None,
             public_name: None,
+            group: None,
         }
     }
 }

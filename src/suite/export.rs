@@ -1,5 +1,5 @@
 //! A student's copy of a suite: a verified [`Suite`] → a folder holding only its visible tests
-//! (their puzzles, candidate solutions, commands, limits, exact marks and expected answers) and,
+//! (their puzzles, candidate solutions, commands, limits, groups, exact marks and expected answers) and,
 //! for each part, how many hidden tests it has and what they are worth (`withheld`). Nothing of
 //! a hidden test is written: not its puzzle, input, answer, name or weight alone.
 //!
@@ -79,6 +79,7 @@ pub fn export_student(suite: &Suite, out: &Path) -> Result<Exported, ExportError
         }
         let _ = writeln!(yaml, "  - id: {}\n    title: {}", quoted(&part.id), quoted(&part.title));
         let _ = writeln!(yaml, "    weight: {}", part.weight);
+        let _ = writeln!(yaml, "    group_scoring: {}", part.group_scoring.name());
         let _ = writeln!(yaml, "    withheld: {{tests: {withheld_tests}, marks: {}}}", from_units(withheld_units));
         let _ = writeln!(yaml, "    tests:{}", if kept.is_empty() { " []" } else { "" });
         for (test, max) in kept {
@@ -116,7 +117,8 @@ fn header(suite: &Suite) -> String {
     if suite.build.limits != super::resolve::BUILD_DEFAULTS {
         let _ = writeln!(yaml, "  limits: {}", limits(&suite.build.limits));
     }
-    let _ = writeln!(yaml, "gave_up_credit: {}\nparts:", suite.gave_up_credit);
+    let _ = writeln!(yaml, "gave_up_credit: {}", suite.gave_up_credit);
+    let _ = writeln!(yaml, "trivial_ceiling: {}\nparts:", suite.trivial_ceiling);
     yaml
 }
 
@@ -189,6 +191,10 @@ impl Writer<'_> {
             let _ = writeln!(yaml, "        solution: {}", quoted(&solution));
         }
         let _ = writeln!(yaml, "        weight: {}", from_units(max_units));
+        // A group keeps its visible tests; its hidden ones stay out like every hidden test.
+        if let Some(group) = &def.group {
+            let _ = writeln!(yaml, "        group: {}", quoted(group));
+        }
         let _ = writeln!(yaml, "        visible: true\n        limits: {}", limits(&def.limits));
         if def.puzzle_via != PuzzleVia::File {
             let _ = writeln!(yaml, "        puzzle_via: {}", def.puzzle_via.name());

@@ -44,6 +44,10 @@ pub struct RawSuite {
     pub limits: RawLimits,
     #[serde(default)]
     pub gave_up_credit: Option<At<f64>>,
+    /// The most (a fraction of the suite's marks) a program that never reads its input may
+    /// earn (`bhgrade regen --check`'s floor check); 0.05 unless given.
+    #[serde(default)]
+    pub trivial_ceiling: Option<At<f64>>,
     pub parts: Vec<RawPart>,
 }
 
@@ -122,6 +126,9 @@ pub struct RawPart {
     pub visible: Option<bool>,
     #[serde(default)]
     pub limits: RawLimits,
+    /// How the tests of a group earn its marks: `minimum` (the default) or `all-or-nothing`.
+    #[serde(default)]
+    pub group_scoring: Option<At<String>>,
     pub tests: Vec<RawTest>,
     /// In a student's copy of a suite (`bhgrade suite export --student`): how many of the
     /// part's tests were left out and what they are worth, so that the tests kept are worth
@@ -152,6 +159,10 @@ pub struct RawTest {
     pub weight: Option<At<f64>>,
     #[serde(default)]
     pub visible: Option<bool>,
+    /// The test's group in its part: the tests of a group earn its marks together (see the
+    /// part's `group_scoring`); a test without one is a group of its own.
+    #[serde(default)]
+    pub group: Option<At<String>>,
     #[serde(default)]
     pub limits: RawLimits,
     #[serde(default)]

@@ -12,6 +12,8 @@ use std::time::Duration;
 use bhref::referee::Referee;
 use sha2::{Digest, Sha256};
 
+use crate::score::GroupScoring;
+
 use super::derive::{self, DeriveRule};
 use super::launch::{self, Launch};
 use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawPart, RawSuite, RawTest, RawWithheld};
@@ -23,6 +25,10 @@ use crate::sandbox::Limits;
 /// Defaults for a test run: generous for a JVM, small enough that a class finishes. The time
 /// verdict is CPU time; wall-clock time is only a backstop for programs that sleep or block.
 const TEST_DEFAULTS: Limits = limits_for_cpu(Duration::from_secs(10));
+
+/// What a program that never reads its input may earn unless a suite says otherwise: 5% of
+/// its marks (issue 44: before groups, such programs earned 55%).
+pub const DEFAULT_TRIVIAL_CEILING: f64 = 0.05;
 
 /// A test run's limits where only its CPU time is given (a suite's default, a stacscheck
 /// tree's `timeout`): the wall-clock backstop of that, and the default memory and output.
@@ -107,6 +113,16 @@ impl Resolver<'_> {
             Some(At { value, .. }) => value,
             None => 0.0,
         };
+        let trivial_ceiling = match raw.trivial_ceiling {
+            Some(At { value, pos }) if !(0.0..=1.0).contains(&value) => {
+                return Err(self.invalid(
+                    pos,
+                    format!("`trivial_ceiling` must be a fraction of the suite's marks, between 0 and 1, not {value}"),
+                ));
+            }
+            Some(At { value, .. }) => value,
+            None => DEFAULT_TRIVIAL_CEILING,
+        };
         let build = BuildSpec {
             command: raw.build.command.unwrap_or_else(|| vec!["bash".into(), "build.sh".into()]),
             script: raw.build.script.unwrap_or_else(|| "build.sh".into()),
@@ -131,6 +147,7 @@ impl Resolver<'_> {
             build,
             launch,
             gave_up_credit,
+            trivial_ceiling,
             parts,
         })
     }
@@ -148,6 +165,13 @@ impl Resolver<'_> {
             return Err(self.invalid(part.weight.pos, "a part's `weight` must be a number of marks, 0 or more"));
         }
         let part_visible = part.visible.unwrap_or(true);
+        let group_scoring = match &part.group_scoring {
+            None => GroupScoring::default(),
+            Some(At { value, pos }) => GroupScoring::parse(value).ok_or_else(|| {
+                let known = GroupScoring::NAMES.map(|name| format!("`{name}`")).join(", ");
+                self.invalid(*pos, format!("unknown `group_scoring` `{value}`; expected one of: {known}"))
+            })?,
+        };
         let part_limits = part.limits.over(suite_limits);
         let mut tests = Vec::with_capacity(part.tests.len());
         for test in part.tests {
@@ -173,6 +197,9 @@ impl Resolver<'_> {
                 Some(At { value, .. }) => value,
                 None => 1.0,
             };
+            if let Some(group) = &test.group {
+                self.check_name(group)?;
+            }
             let input_digest = digest(&puzzle_text, input.as_deref());
             tests.push(TestDefinition {
                 id,
@@ -184,6 +211,7 @@ impl Resolver<'_> {
                 input,
                 derive,
                 weight,
+                group: test.group.map(|group| group.value),
                 visible: test.visible.unwrap_or(part_visible),
                 limits: self.limits(&test.limits.over(&part_limits), TEST_DEFAULTS)?,
                 note: test.note,
@@ -196,6 +224,7 @@ impl Resolver<'_> {
             title: part.title.unwrap_or_else(|| part.id.value.clone()),
             id: part.id.value,
             weight: part.weight.value,
+            group_scoring,
             tests,
             withheld,
         })
