@@ -11,7 +11,7 @@ pub use referee::RefereeJudge;
 pub use step::StepJudge;
 
 use crate::sandbox::{RunOutcome, SandboxError};
-use crate::verdict::{AnswerForm, Decision, Judged, RefereeError};
+use crate::verdict::{AnswerForm, Decision, Judged, Quality, RefereeError};
 
 /// A test's judge: the whole outcome of a run that ended within its limits → what its answer is
 /// worth. An `Err` is the judge's own failure (the reference could not judge, and says why in a
@@ -23,6 +23,13 @@ pub trait Judge: Send + Sync {
     }
 
     fn judge(&self, run: &RunOutcome) -> Result<Judged, RefereeError>;
+
+    /// For an answer this judge accepted, its quality and the credit that earns, when its test
+    /// credits quality; by default none (every accepted answer earns the test's marks).
+    fn quality(&self, run: &RunOutcome) -> Option<Quality> {
+        let _ = run;
+        None
+    }
 }
 
 /// The verdict of one test's `run` under `limits` with `judge` as its judge

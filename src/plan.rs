@@ -208,6 +208,9 @@ pub struct PlannedTest<'s> {
     pub judge: Box<dyn Judge + 's>,
     /// The report the test has before its run (id, kind, instance, expected answer, input).
     pub blank: TestReport,
+    /// How an accepted answer's quality is credited, in words, when the test credits it (for
+    /// the plan's digest: it decides marks); else empty.
+    pub quality_rule: String,
 }
 
 impl Plan<'_> {
@@ -244,6 +247,9 @@ impl Plan<'_> {
             add(&test.blank.expected_detail);
             if let Some(group) = &test.blank.group {
                 add(&format!("group {group}"));
+            }
+            if !test.quality_rule.is_empty() {
+                add(&test.quality_rule);
             }
         }
         format!("{:x}", hasher.finalize())

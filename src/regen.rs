@@ -32,7 +32,7 @@ use bhref::referee::{GeneratedInstance, Instance};
 use walkdir::WalkDir;
 
 use crate::suite::derive::{DeriveRule, DERIVED_DIR};
-use crate::suite::{self, ExpectedFile, StoredAnswer, SuiteDefinition, SuiteError, TestDefinition};
+use crate::suite::{self, ExpectedFile, StoredAnswer, StoredOptimum, SuiteDefinition, SuiteError, TestDefinition};
 
 /// Why regeneration (or its check) could not run.
 #[derive(Debug, thiserror::Error)]
@@ -80,6 +80,8 @@ pub enum Difference {
     InputsChanged { test: String },
     /// The reference now needs a different number of search nodes.
     HardnessChanged { test: String, stored: u64, reference: u64 },
+    /// The stored best measure (of a test that credits quality) is not the reference's.
+    OptimumChanged { test: String, stored: String, reference: String },
     /// The test's derived solution is not written.
     DerivedMissing { test: String, file: String },
     /// The test's derived solution is not what its rule now derives.
@@ -104,6 +106,9 @@ impl fmt::Display for Difference {
             }
             Difference::HardnessChanged { test, stored, reference } => {
                 write!(f, "test {test}: the reference now needs {reference} search nodes, not the stored {stored}")
+            }
+            Difference::OptimumChanged { test, stored, reference } => {
+                write!(f, "test {test}: the stored best answer ({stored}) is not the reference's ({reference})")
             }
             Difference::DerivedMissing { test, file } => {
                 write!(f, "test {test}: its derived solution {file} is missing")
@@ -217,6 +222,15 @@ pub fn check(dir: &Path) -> Result<Vec<Difference>, RegenError> {
         } else if old.nodes != new.nodes {
             differences.push(Difference::HardnessChanged { test: id.clone(), stored: old.nodes, reference: new.nodes });
         }
+        if old.optimum != new.optimum {
+            let said = |optimum: &Option<StoredOptimum>| match optimum {
+                Some(StoredOptimum { best: Some(best), unit, .. }) => format!("{best} {unit}s"),
+                Some(StoredOptimum { best: None, .. }) => "no answer to measure".to_string(),
+                None => "none".to_string(),
+            };
+            let (stored, reference) = (said(&old.optimum), said(&new.optimum));
+            differences.push(Difference::OptimumChanged { test: id.clone(), stored, reference });
+        }
     }
     for test in stored.tests.keys().filter(|test| !intended.expected.tests.contains_key(*test)) {
         differences.push(Difference::StaleAnswer { test: test.clone() });
@@ -258,12 +272,25 @@ fn intended(dir: &Path) -> Result<Intended, RegenError> {
         // Solve tests keep the reference's solution (or proof of unsolvability) and kind, so
         // that loading the suite can trust the answer without solving again.
         let solved = !test.task.reads_input;
+        let optimum = match test.quality {
+            Some(_) => {
+                let name = test.puzzle.display().to_string();
+                let instance = Instance { name: &name, text: &test.puzzle_text };
+                let optimum = definition
+                    .referee
+                    .optimum(&test.kind, instance)
+                    .map_err(|error| SuiteError::Reference { test: test.id.clone(), error })?;
+                Some(StoredOptimum::of(optimum.as_ref()))
+            }
+            None => None,
+        };
         let stored = StoredAnswer {
             answer: answer.answer,
             nodes: answer.nodes,
             input_digest: test.input_digest.clone(),
             kind: solved.then(|| test.kind.clone()),
             detail: solved.then_some(answer.detail),
+            optimum,
         };
         expected.tests.insert(test.id.clone(), stored);
     }

@@ -31,6 +31,34 @@ pub fn credit(verdict: Verdict, quality: Option<f64>, gave_up_credit: f64) -> f6
     }
 }
 
+/// How a test that credits quality turns an accepted answer's measure (a count of which less is
+/// better, such as a solution's moves) into the share of its marks it earns: all of them at the
+/// proven best, then falling in a straight line to `floor` at `floor_at` times the best, and
+/// `floor` from there on. An invalid answer is never measured: it earns nothing, as before.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QualityCurve {
+    /// The share of the marks an answer `floor_at` times the best, or worse, earns (0 to 1).
+    pub floor: f64,
+    /// The multiple of the best at which the credit reaches `floor` (more than 1).
+    pub floor_at: f64,
+}
+
+impl QualityCurve {
+    /// The share of the marks an accepted answer measuring `value` earns where the best is
+    /// `best`. Never more for a larger `value` on the same test.
+    pub fn credit(self, value: u64, best: u64) -> f64 {
+        if value <= best {
+            return 1.0;
+        }
+        if best == 0 {
+            return self.floor;
+        }
+        let ratio = value as f64 / best as f64;
+        let fall = ((ratio - 1.0) / (self.floor_at - 1.0)).min(1.0);
+        1.0 - (1.0 - self.floor) * fall
+    }
+}
+
 /// How the tests of a group earn its marks together.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum GroupScoring {
@@ -274,6 +302,25 @@ mod tests {
         // `bhgrade test` gives each kept test its share of the whole part as its weight.
         let weights = [0.69, 0.69, 0.68, 0.68];
         assert_eq!(apportion(274, &weights), vec![69, 69, 68, 68]);
+    }
+
+    /// Issue 44: a shortest answer earns full credit, a valid longer one less and more than
+    /// nothing (above the floor's multiple, the floor), and no longer answer more than a
+    /// shorter one on the same test.
+    #[test]
+    fn quality_credit_falls_with_the_measure() {
+        let curve = QualityCurve { floor: 0.1, floor_at: 3.0 };
+        assert_eq!(curve.credit(30, 30), 1.0);
+        assert_eq!(curve.credit(29, 30), 1.0, "better than the proven best cannot happen; it is not punished");
+        assert!((curve.credit(60, 30) - 0.55).abs() < 1e-9);
+        assert_eq!(curve.credit(90, 30), 0.1);
+        assert_eq!(curve.credit(900, 30), 0.1);
+        assert_eq!(curve.credit(1, 0), 0.1);
+        for best in [0, 1, 7, 30] {
+            let credits: Vec<f64> = (best..best * 5 + 10).map(|value| curve.credit(value, best)).collect();
+            assert!(credits.windows(2).all(|pair| pair[1] <= pair[0]), "best {best}: {credits:?}");
+            assert!(credits.iter().all(|&credit| (0.1..=1.0).contains(&credit)));
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ use bhref::referee::{Expected, Judgement, Referee, RefereeError, TaskSpec};
 
 pub use bhref::referee::DeriveError;
 pub use derive::DeriveRule;
-pub use expected::{ExpectedFile, StoredAnswer};
+pub use expected::{Best, ExpectedFile, StoredAnswer, StoredOptimum};
 pub use launch::Launch;
 pub use raw::Pos;
 pub use resolve::{
@@ -44,7 +44,7 @@ pub use resolve::{
 pub use select::{LeftOut, SelectError, Selection};
 
 use crate::sandbox::Limits;
-use crate::score::GroupScoring;
+use crate::score::{GroupScoring, QualityCurve};
 
 /// The name of the suite definition inside a suite folder.
 pub const SUITE_FILE: &str = "suite.yaml";
@@ -161,6 +161,8 @@ pub struct TestDefinition {
     pub weight: f64,
     /// The test's group in its part (a test without one is a group of its own).
     pub group: Option<String>,
+    /// How an accepted answer's quality becomes credit, when the test credits it.
+    pub quality: Option<QualityCurve>,
     /// Whether students see this test (`bhgrade test` runs only these).
     pub visible: bool,
     pub limits: Limits,
@@ -194,6 +196,9 @@ impl TestDefinition {
 pub struct Test {
     pub def: TestDefinition,
     pub expected: Expected,
+    /// For a test that credits quality, the best any answer can measure (proved by the
+    /// reference when `bhgrade regen` stored it); `None` where no answer has a quality.
+    pub optimum: Option<Best>,
 }
 
 impl<T> PartDefinition<T> {
@@ -278,9 +283,10 @@ impl SuiteDefinition {
         let stored = ExpectedFile::read(&self.dir)?;
         let referee = Arc::clone(&self.referee);
         self.try_map_tests(|def| {
+            let optimum = stored_optimum(&def, &stored)?;
             if let Some(expected) = stored.tests.get(&def.id).and_then(|answer| trusted(referee.as_ref(), &def, answer))
             {
-                return Ok(Test { def, expected });
+                return Ok(Test { def, expected, optimum });
             }
             // The reference first: an invalid puzzle or an ambiguous check is the suite's
             // real problem, whatever expected.json says.
@@ -298,8 +304,22 @@ impl SuiteDefinition {
                     reference: expected.answer,
                 });
             }
-            Ok(Test { def, expected })
+            Ok(Test { def, expected, optimum })
         })
+    }
+}
+
+/// The stored optimum of a test that credits quality: required where its answer is solvable,
+/// and trusted as stored, like an unsolvable answer (the proof is the reference's exhaustive
+/// search; `bhgrade regen --check` runs it again).
+fn stored_optimum(def: &TestDefinition, stored: &ExpectedFile) -> Result<Option<Best>, SuiteError> {
+    if def.quality.is_none() {
+        return Ok(None);
+    }
+    let Some(answer) = stored.tests.get(&def.id) else { return Ok(None) };
+    match &answer.optimum {
+        Some(optimum) => Ok(optimum.to_best()),
+        None => Err(SuiteError::OptimumMissing { test: def.id.clone() }),
     }
 }
 
@@ -399,6 +419,10 @@ pub enum SuiteError {
         test: String,
         error: DeriveError,
     },
+    /// A test that credits quality whose best answer `bhgrade regen` has not stored.
+    OptimumMissing {
+        test: String,
+    },
     /// Two tests with the same kind, puzzle text and input.
     Duplicate {
         test: String,
@@ -434,6 +458,10 @@ impl fmt::Display for SuiteError {
                 write!(f, "test {test}: its derived solution {file} is missing; run `bhgrade regen` to write it")
             }
             SuiteError::Derive { test, error } => write!(f, "test {test}: {error}"),
+            SuiteError::OptimumMissing { test } => write!(
+                f,
+                "test {test}: it credits quality, but the best answer's measure is not stored; run `bhgrade regen`"
+            ),
             SuiteError::Duplicate { test, same_as } => write!(
                 f,
                 "test {test} is identical to test {same_as} (same kind, puzzle and input); remove one of them"

@@ -99,6 +99,27 @@ impl Attempt {
     }
 }
 
+/// An accepted answer's quality against the best, and the share of the test's marks it earns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    /// The answer's measure (its moves).
+    pub measured: u64,
+    /// The best any answer can measure, proved by the reference.
+    pub best: u64,
+    /// What is counted, singular (`move`).
+    pub unit: String,
+    /// The share of the test's marks the answer earns (0 to 1).
+    pub credit: f64,
+}
+
+impl Quality {
+    /// `valid, 56 moves; the best is 30 moves: 0.54 of the marks`.
+    pub fn describe(&self) -> String {
+        let count = |n: u64| bhref::referee::count(n, &self.unit);
+        format!("valid, {}; the best is {}: {:.2} of the marks", count(self.measured), count(self.best), self.credit)
+    }
+}
+
 /// A verdict and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {

@@ -69,6 +69,8 @@ pub enum RefereeError {
     Undecided { reason: String },
     /// The answer would turn on a point the rulings leave open (e.g. input after a win).
     Ambiguous { reason: String },
+    /// A suite asks for the quality of answers of a kind this game does not measure.
+    NoMeasure { kind: String },
 }
 
 impl fmt::Display for RefereeError {
@@ -80,6 +82,9 @@ impl fmt::Display for RefereeError {
             RefereeError::InvalidInstance { message } => write!(f, "invalid instance: {message}"),
             RefereeError::Undecided { reason } => write!(f, "the reference could not decide: {reason}"),
             RefereeError::Ambiguous { reason } => write!(f, "ambiguous test: {reason}"),
+            RefereeError::NoMeasure { kind } => {
+                write!(f, "this game does not measure the quality of `{kind}` answers, so it cannot credit it")
+            }
         }
     }
 }
@@ -135,6 +140,23 @@ pub enum SecondOpinion {
     Undecided { why: String },
     /// The game has no second oracle for this kind of test.
     NoOracle,
+}
+
+/// The quality of an accepted answer, where a game's answers differ in it: a count of which
+/// less is better (a solution's moves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measure {
+    pub value: u64,
+    /// What is counted, singular: `move`.
+    pub unit: &'static str,
+}
+
+/// The best [`Measure`] any answer on an instance can have, proved: `how` says how (e.g. a
+/// breadth-first walk that met every position nearer the start).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Optimum {
+    pub best: Measure,
+    pub how: String,
 }
 
 /// An instance named after the game's generator: what the file name spells and what `GEN`
@@ -232,6 +254,24 @@ pub trait Referee: Send + Sync {
             Some(TaskSpec { reads_input: false, .. }) => &["0", "-1"],
             None => &[],
         }
+    }
+
+    /// The quality of `output`, an answer to a test of `kind` on `instance` that the judge
+    /// accepted, for kinds whose answers differ in it; `None` for an answer with nothing to
+    /// measure (a `0` for an unsolvable instance) and, by default, for every answer.
+    fn measure(&self, kind: &str, instance: Instance<'_>, output: &[u8]) -> Option<Measure> {
+        let _ = (kind, instance, output);
+        None
+    }
+
+    /// The best quality any answer to a test of `kind` on `instance` can have, proved (a
+    /// suite crediting quality stores it); `Ok(None)` when no answer has a quality (the
+    /// instance is unsolvable). A game that does not measure `kind` says so
+    /// ([`RefereeError::NoMeasure`]), as by default; one that cannot prove the best in its
+    /// budget says it is undecided.
+    fn optimum(&self, kind: &str, instance: Instance<'_>) -> Result<Option<Optimum>, RefereeError> {
+        let _ = instance;
+        Err(RefereeError::NoMeasure { kind: kind.to_string() })
     }
 
     /// The rules a check test may name in `derive:` to have its candidate solution made from the

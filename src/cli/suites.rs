@@ -29,6 +29,7 @@ fn suite_error(dir: &Path, error: suite::SuiteError) -> CliError {
         | SuiteError::Reference { .. }
         | SuiteError::DerivedMissing { .. }
         | SuiteError::Derive { .. }
+        | SuiteError::OptimumMissing { .. }
         | SuiteError::Duplicate { .. } => CliError::BadInput(format!("suite {}: {error}", dir.display())),
     }
 }

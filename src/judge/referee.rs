@@ -6,6 +6,7 @@ use bhref::referee::Instance;
 use super::Judge;
 use crate::sandbox::RunOutcome;
 use crate::suite::{Suite, Test};
+use crate::verdict::Quality;
 use crate::verdict::{Judged, RefereeError};
 
 /// The reference of `suite` judging `test`'s answers.
@@ -22,5 +23,15 @@ impl Judge for RefereeJudge<'_> {
         let judgement =
             self.suite.referee.judge(&def.kind, instance, def.input.as_deref(), &self.test.expected, &run.stdout);
         judgement.map(Judged::from)
+    }
+
+    fn quality(&self, run: &RunOutcome) -> Option<Quality> {
+        let (def, best) = (&self.test.def, self.test.optimum.as_ref()?);
+        let curve = def.quality?;
+        let name = def.puzzle.display().to_string();
+        let instance = Instance { name: &name, text: &def.puzzle_text };
+        let measure = self.suite.referee.measure(&def.kind, instance, &run.stdout)?;
+        let credit = curve.credit(measure.value, best.value);
+        Some(Quality { measured: measure.value, best: best.value, unit: best.unit.clone(), credit })
     }
 }

@@ -69,7 +69,7 @@ fn scored_parts(plan: &Plan<'_>, mut reports: Vec<TestReport>) -> Vec<PartReport
             .map(|&t| score::Scored {
                 weight: plan.tests[t].weight,
                 verdict: reports[t].verdict,
-                quality: None,
+                quality: reports[t].quality.as_ref().map(|quality| quality.credit),
                 group: reports[t].group.as_deref(),
             })
             .collect();
@@ -91,6 +91,7 @@ fn scored_parts(plan: &Plan<'_>, mut reports: Vec<TestReport>) -> Vec<PartReport
             score: part_score,
             max_score: score::round(part.weight),
             passed: tests.iter().filter(|r| r.verdict == Verdict::Accepted).count(),
+            group_scoring: tests.iter().any(|r| r.group.is_some()).then(|| part.group_scoring.name().to_string()),
             tests,
         });
     }
@@ -188,6 +189,15 @@ fn test_report(
         time_runs: attempts.to_vec(),
         ..with_verdict(&plan.tests[index].blank, verdict)
     };
+    if let (Ok(run), Verdict::Accepted) = (outcome, verdict) {
+        report.quality = plan.tests[index].judge.quality(run);
+        if let Some(quality) = &report.quality {
+            report.explanation = match report.explanation.is_empty() {
+                true => quality.describe(),
+                false => format!("{}; {}", quality.describe(), report.explanation),
+            };
+        }
+    }
     if let Ok(run) = outcome {
         report.wall_ms = run.wall.as_millis() as u64;
         report.cpu_ms = run.cpu.as_millis() as u64;

@@ -37,6 +37,16 @@ pub fn from_suite(suite: &Suite) -> Plan<'_> {
                 run: run_index,
                 judge: Box::new(RefereeJudge { suite, test }),
                 blank: blank_report(suite, test),
+                quality_rule: match (test.def.quality, &test.optimum) {
+                    (Some(curve), Some(best)) => {
+                        format!(
+                            "quality: best {} {}, floor {} at {} times",
+                            best.value, best.unit, curve.floor, curve.floor_at
+                        )
+                    }
+                    (Some(curve), None) => format!("quality: floor {} at {} times", curve.floor, curve.floor_at),
+                    (None, _) => String::new(),
+                },
             });
         }
     }

@@ -62,6 +62,7 @@ pub fn from_tree(tree: &Tree, limits: Limits, launch: &Launch) -> std::io::Resul
             run: index,
             judge: Box::new(StepJudge::new(step)),
             blank: TestReport { reproduce: reproduce(tree, step, &runs[index]), ..blank_report(tree, step) },
+            quality_rule: String::new(),
         });
     }
     Ok(Plan {

@@ -16,13 +16,13 @@ pub mod gradescope;
 pub mod junit;
 pub mod prairielearn;
 
-use crate::results::model::TestReport;
+use crate::results::model::{PartReport, TestReport};
 use crate::score;
 
 /// A test's result as plain text for a reader that shows one block per test: the verdict,
 /// why, and (when the report has them) what was expected, what came out and how to run it.
 /// A redacted hidden test has only its verdict and marks, so that is all it says.
-pub fn test_output(test: &TestReport) -> String {
+pub fn test_output(part: &PartReport, test: &TestReport) -> String {
     let mut lines = vec![format!(
         "{}: {} ({} / {} marks)",
         test.id,
@@ -30,6 +30,7 @@ pub fn test_output(test: &TestReport) -> String {
         score::format(test.score),
         score::format(test.max_score)
     )];
+    lines.extend(group_line(part, test));
     if !test.visible {
         lines.push("Hidden test: only its verdict and marks are shown.".into());
         return lines.join("\n");
@@ -51,4 +52,25 @@ pub fn test_output(test: &TestReport) -> String {
         lines.push(format!("Standard error (end):\n{}", test.stderr_tail));
     }
     lines.join("\n")
+}
+
+/// What a test's group earned, and which of its tests cost it its marks: `Group g (2 tests,
+/// each earns the lowest credit any of them earned): 0.00 / 1.38 marks; not accepted: p/a`.
+fn group_line(part: &PartReport, test: &TestReport) -> Option<String> {
+    let name = test.group.as_ref()?;
+    let group = part.groups().into_iter().find(|group| &group.name == name)?;
+    let rule = match part.group_scoring.as_deref() {
+        Some("all-or-nothing") => "its marks are earned only when every test of it is accepted",
+        _ => "each earns the lowest credit any of them earned",
+    };
+    let mut line = format!(
+        "Group {name} ({} tests, {rule}): {} / {} marks",
+        group.tests.len(),
+        score::format(group.score),
+        score::format(group.max_score)
+    );
+    if !group.not_accepted.is_empty() {
+        line.push_str(&format!("; not accepted: {}", group.not_accepted.join(", ")));
+    }
+    Some(line)
 }

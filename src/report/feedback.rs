@@ -16,12 +16,34 @@ use crate::suite::LeftOut;
 pub fn redact(report: &StudentReport) -> StudentReport {
     let mut redacted = report.clone();
     for part in &mut redacted.parts {
+        let groups = shown_groups(&part.id, &part.tests);
         for (index, test) in part.tests.iter_mut().filter(|test| !test.visible).enumerate() {
             let label = test.public_name.clone().unwrap_or_else(|| format!("{} hidden {}", part.id, index + 1));
-            *test = hidden(test, label);
+            let group = test.group.as_ref().map(|group| groups[group].clone());
+            *test = TestReport { group, ..hidden(test, label) };
         }
     }
     redacted
+}
+
+/// How each group of a part is named to students: by its name when it holds a visible test
+/// (the student's copy of the suite names it so), else by a neutral label, `part1 hidden group
+/// 2`, since the suite may have named it after a hidden test.
+fn shown_groups(part: &str, tests: &[TestReport]) -> std::collections::HashMap<String, String> {
+    let mut shown = std::collections::HashMap::new();
+    for test in tests.iter().filter(|test| test.visible) {
+        if let Some(group) = &test.group {
+            shown.insert(group.clone(), group.clone());
+        }
+    }
+    let mut hidden_groups = 0;
+    for test in tests.iter().filter(|test| !test.visible) {
+        if let Some(group) = test.group.as_ref().filter(|group| !shown.contains_key(*group)) {
+            hidden_groups += 1;
+            shown.insert(group.clone(), format!("{part} hidden group {hidden_groups}"));
+        }
+    }
+    shown
 }
 
 /// A hidden test as a student sees it: a label, its kind, verdict and marks, nothing else.
@@ -81,6 +103,7 @@ mod tests {
             score: 0.0,
             max_score: 0.0,
             passed: 0,
+            group_scoring: None,
             tests: vec![
                 test("part1/sample", true, None),
                 test("part1/one-move-short", false, None),

@@ -59,6 +59,8 @@ pub fn class_page(class: &ClassReport, notes: &LmsNotes) -> Result<String, minij
         histogram => Value::from_safe_string(histogram_svg(class)),
         stats => Stats::of(&totals),
         max_score => number(class.max_score),
+        quality_bands => quality::labels(),
+        quality => quality::spreads(class),
     })
 }
 
@@ -538,5 +540,6 @@ fn duration(ms: f64) -> String {
     }
 }
 
+mod quality;
 #[cfg(test)]
 mod tests;

@@ -58,6 +58,7 @@ pub(super) fn render_student(
         left_out => left_out.map(Value::from_serialize),
         visible_count => visible_count,
         same_stderr => same_stderr(report),
+        groups => report.parts.iter().map(|part| (part.id.as_str(), part.groups())).collect::<BTreeMap<_, _>>(),
     })
 }
 

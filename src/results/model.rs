@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::build::BuildVerdict;
-use crate::verdict::{Attempt, Verdict};
+use crate::verdict::{Attempt, Quality, Verdict};
 
 /// Everything known about one submission's marking.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -63,7 +63,54 @@ pub struct PartReport {
     pub score: f64,
     pub max_score: f64,
     pub passed: usize,
+    /// How the tests of a group earn its marks together (`minimum`, `all-or-nothing`), when
+    /// the part has groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_scoring: Option<String>,
     pub tests: Vec<TestReport>,
+}
+
+/// A group of a part's tests as reports show it: what it was worth, what it earned, and which
+/// of its tests were not accepted (what cost it its marks).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupReport {
+    pub name: String,
+    pub tests: Vec<String>,
+    pub not_accepted: Vec<String>,
+    pub score: f64,
+    pub max_score: f64,
+}
+
+impl PartReport {
+    /// The part's groups (tests naming one), in the order their first tests come.
+    pub fn groups(&self) -> Vec<GroupReport> {
+        let mut groups: Vec<GroupReport> = Vec::new();
+        for test in &self.tests {
+            let Some(name) = &test.group else { continue };
+            let index = match groups.iter().position(|group| &group.name == name) {
+                Some(index) => index,
+                None => {
+                    let blank = GroupReport {
+                        name: name.clone(),
+                        tests: Vec::new(),
+                        not_accepted: Vec::new(),
+                        score: 0.0,
+                        max_score: 0.0,
+                    };
+                    groups.push(blank);
+                    groups.len() - 1
+                }
+            };
+            let group = &mut groups[index];
+            group.tests.push(test.id.clone());
+            if test.verdict != Verdict::Accepted {
+                group.not_accepted.push(test.id.clone());
+            }
+            group.score = crate::score::sum([group.score, test.score]);
+            group.max_score = crate::score::sum([group.max_score, test.max_score]);
+        }
+        groups
+    }
 }
 
 /// One test's result, with what a student needs to see when it failed.
@@ -131,6 +178,10 @@ pub struct TestReport {
     /// marks together (its part's `group_scoring`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// For an accepted answer to a test that credits quality: its measure against the best and
+    /// the share of the marks that earns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<Quality>,
 }
 
 impl TestReport {
@@ -164,6 +215,7 @@ impl TestReport {
             reference_nodes: None,
             public_name: None,
             group: None,
+            quality: None,
         }
     }
 }

@@ -36,6 +36,50 @@ pub struct StoredAnswer {
     /// [`super::SuiteDefinition::verify`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For a test that credits quality: the best any answer can measure, as the reference
+    /// proved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimum: Option<StoredOptimum>,
+}
+
+/// The proven best measure of a test's answers, or that no answer has one (`best` absent: the
+/// instance is unsolvable).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredOptimum {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<u64>,
+    #[serde(default)]
+    pub unit: String,
+    pub how: String,
+}
+
+impl StoredOptimum {
+    /// What the reference said, as stored.
+    pub fn of(optimum: Option<&bhref::referee::Optimum>) -> StoredOptimum {
+        match optimum {
+            Some(optimum) => StoredOptimum {
+                best: Some(optimum.best.value),
+                unit: optimum.best.unit.to_string(),
+                how: optimum.how.clone(),
+            },
+            None => StoredOptimum { best: None, unit: String::new(), how: "no answer has a quality to measure".into() },
+        }
+    }
+
+    /// The best measure; `None` when no answer has one.
+    pub fn to_best(&self) -> Option<Best> {
+        Some(Best { value: self.best?, unit: self.unit.clone(), how: self.how.clone() })
+    }
+}
+
+/// The best measure any answer to a test can have, and how the reference proved it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Best {
+    pub value: u64,
+    /// What is counted, singular (`move`).
+    pub unit: String,
+    pub how: String,
 }
 
 impl ExpectedFile {

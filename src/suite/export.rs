@@ -195,6 +195,9 @@ impl Writer<'_> {
         if let Some(group) = &def.group {
             let _ = writeln!(yaml, "        group: {}", quoted(group));
         }
+        if let Some(curve) = def.quality {
+            let _ = writeln!(yaml, "        quality: {{floor_at: {}, floor: {}}}", curve.floor_at, curve.floor);
+        }
         let _ = writeln!(yaml, "        visible: true\n        limits: {}", limits(&def.limits));
         if def.puzzle_via != PuzzleVia::File {
             let _ = writeln!(yaml, "        puzzle_via: {}", def.puzzle_via.name());

@@ -129,12 +129,26 @@ pub struct RawPart {
     /// How the tests of a group earn its marks: `minimum` (the default) or `all-or-nothing`.
     #[serde(default)]
     pub group_scoring: Option<At<String>>,
+    /// For the part's tests (a test's own overrides it): how an accepted answer's quality
+    /// becomes credit.
+    #[serde(default)]
+    pub quality: Option<At<RawQuality>>,
     pub tests: Vec<RawTest>,
     /// In a student's copy of a suite (`bhgrade suite export --student`): how many of the
     /// part's tests were left out and what they are worth, so that the tests kept are worth
     /// what they are worth in the whole suite.
     #[serde(default)]
     pub withheld: Option<At<RawWithheld>>,
+}
+
+/// `quality: { floor_at: 2, floor: 0.1 }`: full credit at the best, falling in a straight line to
+/// `floor` (default 0) at `floor_at` times the best.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuality {
+    pub floor_at: f64,
+    #[serde(default)]
+    pub floor: f64,
 }
 
 /// The hidden tests a student's copy of a part leaves out: only their number and marks.
@@ -163,6 +177,10 @@ pub struct RawTest {
     /// part's `group_scoring`); a test without one is a group of its own.
     #[serde(default)]
     pub group: Option<At<String>>,
+    /// How an accepted answer's quality becomes credit (its game measures it against the
+    /// proven best); without it every accepted answer earns the test's marks.
+    #[serde(default)]
+    pub quality: Option<At<RawQuality>>,
     #[serde(default)]
     pub limits: RawLimits,
     #[serde(default)]

@@ -12,11 +12,13 @@ use std::time::Duration;
 use bhref::referee::Referee;
 use sha2::{Digest, Sha256};
 
-use crate::score::GroupScoring;
+use crate::score::{GroupScoring, QualityCurve};
 
 use super::derive::{self, DeriveRule};
 use super::launch::{self, Launch};
-use super::raw::{self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawPart, RawSuite, RawTest, RawWithheld};
+use super::raw::{
+    self, At, Pos, RawLaunch, RawLaunchSection, RawLimits, RawPart, RawQuality, RawSuite, RawTest, RawWithheld,
+};
 use super::{
     BuildSpec, Derivation, PartDefinition, PuzzleVia, SuiteDefinition, SuiteError, TestDefinition, Withheld, SUITE_FILE,
 };
@@ -200,6 +202,10 @@ impl Resolver<'_> {
             if let Some(group) = &test.group {
                 self.check_name(group)?;
             }
+            let quality = match test.quality.as_ref().or(part.quality.as_ref()) {
+                Some(raw) => Some(self.quality(raw, task.reads_input, &test.kind.value)?),
+                None => None,
+            };
             let input_digest = digest(&puzzle_text, input.as_deref());
             tests.push(TestDefinition {
                 id,
@@ -212,6 +218,7 @@ impl Resolver<'_> {
                 derive,
                 weight,
                 group: test.group.map(|group| group.value),
+                quality,
                 visible: test.visible.unwrap_or(part_visible),
                 limits: self.limits(&test.limits.over(&part_limits), TEST_DEFAULTS)?,
                 note: test.note,
@@ -228,6 +235,27 @@ impl Resolver<'_> {
             tests,
             withheld,
         })
+    }
+
+    /// A `quality:` block: a floor between 0 and 1 reached at a multiple of the best above 1,
+    /// for a kind whose answers are solutions (a check's `true` or `false` has no quality).
+    fn quality(&self, at: &At<RawQuality>, reads_input: bool, kind: &str) -> Result<QualityCurve, SuiteError> {
+        let At { value, pos } = at;
+        if reads_input {
+            return Err(
+                self.invalid(*pos, format!("a `{kind}` test's answer is true or false: it has no quality to credit"))
+            );
+        }
+        if !(0.0..=1.0).contains(&value.floor) {
+            return Err(self.invalid(*pos, format!("`quality.floor` must be between 0 and 1, not {}", value.floor)));
+        }
+        if !(value.floor_at > 1.0 && value.floor_at.is_finite()) {
+            return Err(self.invalid(
+                *pos,
+                format!("`quality.floor_at` must be a multiple of the best above 1, not {}", value.floor_at),
+            ));
+        }
+        Ok(QualityCurve { floor: value.floor, floor_at: value.floor_at })
     }
 
     /// A student's copy's `withheld` block, checked against the part it belongs to: every test

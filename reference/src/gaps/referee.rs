@@ -8,13 +8,14 @@
 //! be exactly `true` or `false`; a solve line is `1` and the moves (judged by the reference
 //! checker, strictly: nothing may follow the moves), `0` (right only when the reference proved
 //! the layout unsolvable) or `-1` (could not decide: neither right nor wrong). A stored `0` is
-//! confirmed by a second oracle that shares no search code with the solver ([`super::oracle`]).
+//! confirmed by a second oracle that shares no search code with the solver ([`super::oracle`]),
+//! which also proves a deal's fewest moves for suites that credit a solution's length.
 
 use std::time::Instant;
 
 use crate::referee::{
-    judge_first_line, judge_one_zero_or_minus_one, DeriveError, Expected, GeneratedInstance, Instance, Judgement,
-    Referee, RefereeError, SecondOpinion, TaskSpec,
+    count, first_line_text, judge_first_line, judge_one_zero_or_minus_one, DeriveError, Expected, GeneratedInstance,
+    Instance, Judgement, Measure, Optimum, Referee, RefereeError, SecondOpinion, TaskSpec,
 };
 
 use super::check::check;
@@ -160,6 +161,37 @@ impl Referee for GapsReferee {
         judge_first_line(output, is_check, expected, |line| {
             Ok(judge_solve(&instance_layout(instance)?, variant, expected, line))
         })
+    }
+
+    /// A solution's moves: its integers after the `1`, two to a move.
+    fn measure(&self, kind: &str, _instance: Instance<'_>, output: &[u8]) -> Option<Measure> {
+        let (_, is_check, _) = parse_kind(kind).ok()?;
+        let line = first_line_text(output).ok().filter(|_| !is_check)?;
+        let mut tokens = line.split_whitespace();
+        (tokens.next() == Some("1")).then(|| Measure { value: tokens.count() as u64 / 2, unit: "move" })
+    }
+
+    /// The fewest moves that win, from the second oracle: a breadth-first walk finds a won
+    /// position first at the least depth, having met every position nearer the start.
+    fn optimum(&self, kind: &str, instance: Instance<'_>) -> Result<Option<Optimum>, RefereeError> {
+        let (variant, is_check, _) = parse_kind(kind)?;
+        if is_check {
+            return Err(RefereeError::NoMeasure { kind: kind.to_string() });
+        }
+        match oracle::decide(&instance_layout(instance)?, variant, ORACLE_CAP) {
+            Decision::Winnable(moves) => Ok(Some(Optimum {
+                best: Measure { value: moves.len() as u64, unit: "move" },
+                how: format!(
+                    "a breadth-first walk wins first after {}, having met every position fewer moves away: {}",
+                    count(moves.len(), "move"),
+                    solution_line(&moves)
+                ),
+            })),
+            Decision::Unwinnable { .. } => Ok(None),
+            Decision::TooLarge { cap } => Err(RefereeError::Undecided {
+                reason: format!("more than {cap} positions are reachable, too many to prove the fewest moves"),
+            }),
+        }
     }
 
     fn derive_rules(&self) -> &'static [&'static str] {

@@ -49,7 +49,7 @@ pub fn results(report: &StudentReport) -> Results {
                 score: test.score,
                 max_score: test.max_score,
                 status: status(test.verdict),
-                output: test_output(test),
+                output: test_output(part, test),
                 visibility: if test.visible { "visible" } else { "hidden" },
             });
         }

@@ -48,7 +48,7 @@ struct Case {
 }
 
 impl Case {
-    fn of_test(test: &TestReport) -> Case {
+    fn of_test(part: &PartReport, test: &TestReport) -> Case {
         let outcome = outcome(test.verdict);
         let message = match outcome {
             Outcome::Skipped => test.explanation.clone(),
@@ -60,7 +60,7 @@ impl Case {
             outcome,
             message,
             kind: test.verdict.name().to_string(),
-            text: test_output(test),
+            text: test_output(part, test),
         }
     }
 
@@ -125,7 +125,7 @@ pub fn xml(class: &ClassReport) -> String {
             let harness_failed = part.tests.iter().any(|test| test.verdict == Verdict::HarnessError);
             let cases: Vec<Case> = match build_failed && !harness_failed {
                 true => vec![Case::of_failed_build(&student.build, part)],
-                false => part.tests.iter().map(Case::of_test).collect(),
+                false => part.tests.iter().map(|test| Case::of_test(part, test)).collect(),
             };
             total.sum(&suite(
                 &mut body,

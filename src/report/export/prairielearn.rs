@@ -45,7 +45,7 @@ pub fn results(report: &StudentReport) -> Results {
             points: test.score,
             max_points: test.max_score,
             message: test.verdict_label.clone(),
-            output: test_output(test),
+            output: test_output(part, test),
         })
         .collect();
     let score = if report.max_score > 0.0 { report.score / report.max_score } else { 0.0 };
