@@ -19,6 +19,7 @@ mod merge;
 mod nonroot;
 mod outputs;
 mod own_writes;
+mod quality;
 mod reports;
 mod scale;
 mod signals;

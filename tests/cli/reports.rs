@@ -127,18 +127,25 @@ fn check_markdown_sums(name: &str, text: &str) {
         let heading = part.lines().next().unwrap();
         let (_, figures) = heading.rsplit_once(": ").unwrap();
         let (score, max) = figures.split_once(" / ").unwrap();
-        let rows: Vec<(i64, i64)> = part
-            .lines()
-            .filter(|l| l.starts_with("| `"))
-            .map(|row| {
+        // The rows of the table headed `| first |`: a test's, or a group's.
+        let rows_of = |first: &str| -> Vec<(i64, i64)> {
+            let table = part.split(&format!("\n| {first} |")).nth(1).unwrap_or_default();
+            let rows = table.lines().skip(2).take_while(|l| l.starts_with("| `"));
+            rows.map(|row| {
                 let cells: Vec<&str> = row.trim_end_matches('|').split(" | ").collect();
                 let (s, m) = cells.last().unwrap().split_once(" / ").unwrap();
                 (shown_units(s), shown_units(m))
             })
-            .collect();
+            .collect()
+        };
+        let rows = rows_of("Test");
         assert!(!rows.is_empty(), "{name}: {heading} has rows");
         let row_sum = rows.iter().fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1));
         assert_eq!(row_sum, (shown_units(score), shown_units(max)), "{name}: {heading}");
+        // A part whose every test is grouped: its groups add up to it too.
+        let groups = rows_of("Group");
+        let group_sum = groups.iter().fold((0, 0), |a, r| (a.0 + r.0, a.1 + r.1));
+        assert!(groups.is_empty() || group_sum == row_sum, "{name}: {heading}: groups {group_sum:?}");
         sums = (sums.0 + row_sum.0, sums.1 + row_sum.1);
     }
     assert_eq!(sums, (shown_units(total), shown_units(total_max)), "{name}: parts sum to the score");
@@ -318,6 +325,11 @@ fn check_gradescope(results: &serde_json::Value, report: &serde_json::Value) {
         let visibility = if full["visible"] == true { "visible" } else { "hidden" };
         assert_eq!(test["visibility"], visibility);
         assert!(test["output"].is_string() && test["max_score"].is_number());
+        // A grouped test says what its group earned of what it was worth.
+        if full["group"].is_string() {
+            let output = test["output"].as_str().unwrap();
+            assert!(output.lines().nth(1).is_some_and(|line| line.starts_with("Group ")), "{output}");
+        }
         sum += units(&test["score"]);
         if full["visible"] == false {
             let output = test["output"].as_str().unwrap();

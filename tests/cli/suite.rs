@@ -60,7 +60,7 @@ fn the_bundled_suite_is_up_to_date_with_the_reference() {
 /// purpose, and the tests below show each refused.
 #[test]
 fn every_valid_fixture_suite_is_up_to_date_with_the_reference() {
-    for name in ["tiny", "timing", "hostile"] {
+    for name in ["tiny", "timing", "hostile", "quality"] {
         let run = regen(&repo().join("fixtures/suites").join(name), true);
         assert_eq!(run.status, 0, "run `bhgrade regen --suite fixtures/suites/{name}`:\n{}", run.stderr);
     }
