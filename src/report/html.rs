@@ -122,6 +122,8 @@ struct TestColumn {
     part: String,
     visible: bool,
     nodes: Option<u64>,
+    /// The test's group in its part, when its suite groups tests.
+    group: Option<String>,
 }
 
 /// Every test of the class in the order of the suite, with no repeats: the union over students,
@@ -138,6 +140,7 @@ fn test_columns(students: &[StudentReport]) -> Vec<TestColumn> {
                         part: part.id.clone(),
                         visible: test.visible,
                         nodes: test.reference_nodes,
+                        group: test.group.clone(),
                     });
                 }
             }
@@ -158,6 +161,7 @@ struct HeatRow {
     kind: String,
     part: String,
     visible: bool,
+    group: Option<String>,
     /// Students who ran the test and did not get it accepted.
     failed: usize,
     /// Students who ran the test (a submission that did not build ran none).
@@ -206,6 +210,7 @@ impl HeatRow {
             kind: test.kind.clone(),
             part: test.part.clone(),
             visible: test.visible,
+            group: test.group.clone(),
             failed,
             ran: ran_count,
             failed_pct: (100 * failed).checked_div(ran_count).unwrap_or(0) as u32,
