@@ -12,6 +12,10 @@
 //! trying every card against every gap with the checker's own legality test
 //! ([`bhref::gaps::check::illegal`]), with a `HashSet` of the layouts met.
 //!
+//! The fewest moves the referee proves for suites that credit quality (the oracle's
+//! breadth-first line) are held against an iterative deepening over the same legality test: the
+//! least depth at which a won layout is met.
+//!
 //! `cargo test -p bhref --test reference gaps_differential` runs 3,000 deals per variant; set
 //! `BHREF_GAPS_DIFF_CASES` for more.
 
@@ -105,4 +109,76 @@ fn the_basic_solver_agrees_with_the_oracle_and_brute_force() {
 #[test]
 fn the_common_solver_agrees_with_the_oracle_and_brute_force() {
     differential(Variant::Common, 4);
+}
+
+/// The legal moves of `layout`, each as the layout it leads to: every card against every gap
+/// with the checker's legality test (as [`brute_force`] finds them).
+fn successors(layout: &Layout, variant: Variant) -> Vec<Layout> {
+    let gaps: Vec<usize> = (0..layout.cells.len()).filter(|&p| layout.cells[p] == GAP).collect();
+    let mut next_layouts = Vec::new();
+    for card in 1..=layout.deck.size() {
+        for &to in &gaps {
+            if illegal(layout, variant, i64::from(card), to as i64).is_none() {
+                let mut next = layout.clone();
+                let mut place = next.places();
+                next.play(Move { card, to }, &mut place);
+                next_layouts.push(next);
+            }
+        }
+    }
+    next_layouts
+}
+
+/// Whether a won layout is within `depth` moves of `layout`; `explored` holds, per layout, the
+/// most moves already searched from it without a win (so a layout is searched again only with
+/// more moves to spend).
+fn wins_within(
+    layout: &Layout,
+    variant: Variant,
+    depth: usize,
+    explored: &mut std::collections::HashMap<Vec<u32>, usize>,
+) -> bool {
+    if layout.is_won(variant) {
+        return true;
+    }
+    if depth == 0 || explored.get(&layout.cells).is_some_and(|&done| done >= depth) {
+        return false;
+    }
+    let found = successors(layout, variant).iter().any(|next| wins_within(next, variant, depth - 1, explored));
+    if !found {
+        explored.insert(layout.cells.clone(), depth);
+    }
+    found
+}
+
+/// The fewest moves that win `layout`, by iterative deepening, or `None` past `limit`.
+fn fewest_moves(layout: &Layout, variant: Variant, limit: usize) -> Option<usize> {
+    (0..=limit).find(|&depth| wins_within(layout, variant, depth, &mut std::collections::HashMap::new()))
+}
+
+/// The optimum a quality-crediting suite stores is the least depth of a win: the referee's
+/// breadth-first line is never longer than an iterative deepening's first win (nor shorter:
+/// it checks), and the depth-first solver's line is never shorter than it.
+#[test]
+fn the_proved_fewest_moves_are_the_least_depth_of_a_win() {
+    use bhref::referee::{Instance, Referee};
+    let referee = bhref::gaps::referee::GapsReferee::default();
+    let mut longer = 0;
+    let mut won = 0;
+    for seed in 1..=cases() / 10 {
+        let (ranks, suits) = (2 + (seed % 4) as u32, 1 + (seed / 5 % 3) as u32);
+        let layout = deal(seed as i64, ranks, suits);
+        let text = layout.to_string();
+        let optimum = referee.optimum("solve", Instance { name: "deal", text: &text }).unwrap();
+        let fewest = fewest_moves(&layout, Variant::Basic, 60);
+        assert_eq!(optimum.as_ref().map(|o| o.best.value as usize), fewest, "seed {seed}\n{layout}");
+        let Some(fewest) = fewest else { continue };
+        won += 1;
+        if let Outcome::Solved(moves) = solve(&layout, Variant::Basic, &Budget::default()).outcome {
+            assert!(moves.len() >= fewest, "seed {seed}: the solver won in {} < {fewest}", moves.len());
+            longer += usize::from(moves.len() > fewest);
+        }
+    }
+    // Deals where the depth-first line is longer exist, so the optimum is not the solver's.
+    assert!(won > 0 && longer > 0, "{won} won, {longer} longer");
 }
