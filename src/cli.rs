@@ -52,6 +52,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
         Command::Stacscheck(args) => stacscheck(args),
         Command::Regen(args) => regen::run(args),
         Command::Suite(SuiteCommand::Export(args)) => suites::export(args),
+        Command::Suite(SuiteCommand::Leaks(args)) => suites::leaks(args),
         Command::Suite(SuiteCommand::Floor(args)) => regen::floor(&suites::suite_dir(&args.suite)?, true),
         Command::Doctor => doctor(),
         Command::ReleaseAssets { dir } => assets::write(&dir),

@@ -23,6 +23,7 @@ pub mod floor;
 mod launch;
 mod raw;
 mod resolve;
+pub mod secrets;
 mod select;
 
 use std::collections::HashMap;

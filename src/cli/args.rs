@@ -268,6 +268,23 @@ and the marks it earns as a marking adds them up, groups and give-up credit incl
 `regen --check` print the same table.\n\n".to_string()
         + &exit::help("no such program earns more than the suite's `trivial_ceiling` (5% unless it says otherwise)", Some("one does"), false))]
     Floor(FloorArgs),
+    /// Search what students are handed (a README, docs, a students' archive) for a suite's hidden tests.
+    #[command(after_help = "Reads every file under each PATH and names each hidden test it gives away: by \
+its id (`PART/TEST`, in any quoting) and, when no visible test uses its puzzle, by the puzzle's \
+file name, the generator call that makes it (`GEN SEED ...`) or its text; a hidden check test also by \
+its candidate solution.\n\nExample:\n  bhgrade suite leaks suites/cs3105-p1 README.md docs\n\n".to_string()
+        + &exit::help("nothing under the paths gives a hidden test away", Some("something does"), false))]
+    Leaks(LeaksArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LeaksArgs {
+    /// The whole suite (its hidden tests are what is looked for).
+    #[arg(value_name = "SUITE")]
+    pub suite: PathBuf,
+    /// Files and folders to search.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]

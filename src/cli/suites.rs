@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use bhgrade::suite::{self, Suite};
 
-use super::args::{ExportArgs, BUNDLED_SUBMISSIONS};
+use super::args::{ExportArgs, LeaksArgs, BUNDLED_SUBMISSIONS};
 use super::CliError;
 
 pub(super) fn load_suite(dir: &Path) -> Result<Suite, CliError> {
@@ -82,6 +82,43 @@ pub(super) fn launch_of(dir: &Path) -> Result<suite::Launch, CliError> {
     let dir = suite_dir(dir)?;
     let definition = suite::load_definition(&dir).map_err(|e| suite_error(&dir, e))?;
     Ok(definition.launch)
+}
+
+/// `suite leaks`: a line per file and hidden test it gives away.
+pub(super) fn leaks(args: LeaksArgs) -> Result<super::exit::Exit, CliError> {
+    use bhgrade::results::text::terminal;
+    let suite = load_suite(&args.suite)?;
+    let secrets = suite::secrets::secrets(&suite);
+    let (mut files, mut found) = (0, 0);
+    for path in &args.paths {
+        for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+            let entry = entry.map_err(|error| CliError::BadInput(format!("{}: {error}", path.display())))?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path())
+                .map_err(|error| CliError::BadInput(format!("{}: cannot read: {error}", entry.path().display())))?;
+            files += 1;
+            for secret in suite::secrets::found_in(&secrets, &String::from_utf8_lossy(&bytes)) {
+                found += 1;
+                bhgrade::tell!(
+                    "{}: gives away hidden test {} by {}: `{}`",
+                    terminal(&entry.path().display().to_string()),
+                    secret.test,
+                    secret.what,
+                    terminal(&bhgrade::results::text::shorten(&secret.needle, 80))
+                );
+            }
+        }
+    }
+    let hidden = bhgrade::results::text::count(suite.tests().filter(|t| !t.def.visible).count(), "hidden test");
+    let searched = bhgrade::results::text::count(files, "file");
+    if found == 0 {
+        bhgrade::say!("{searched} searched: none of the suite's {hidden} is given away");
+        return Ok(super::exit::Exit::Success);
+    }
+    bhgrade::say!("{searched} searched: {} of the suite's {hidden}", bhgrade::results::text::count(found, "give-away"));
+    Ok(super::exit::Exit::NotPassed)
 }
 
 pub(super) fn export(args: ExportArgs) -> Result<super::exit::Exit, CliError> {

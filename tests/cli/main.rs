@@ -13,6 +13,7 @@ mod injection;
 mod intake;
 mod junit;
 mod lbs;
+mod leaks;
 mod lms;
 mod mark;
 mod merge;
