@@ -199,9 +199,12 @@ pub fn grades_csv(class: &ClassReport) -> String {
 
 /// Quotes a CSV field when it needs it (RFC 4180). A text a spreadsheet would take for a
 /// formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return: a student named
-/// `=HYPERLINK(…)`) gets a `'` in front, OWASP's rule, so that it is shown, never evaluated.
+/// `=HYPERLINK(…)`) gets a `'` in front, OWASP's rule, so that it is shown, never evaluated;
+/// a format control (a direction override) is shown as `\u{…}`.
 /// The marks are numbers written by bhgrade and never pass through here.
 pub fn csv_field(field: &str) -> String {
+    // Shown, not obeyed: a direction override would reverse what a plain-text reader sees.
+    let field = text::format_controls_shown(field);
     let field =
         if field.starts_with(['=', '+', '-', '@', '\t', '\r']) { format!("'{field}") } else { field.to_string() };
     if field.contains([',', '"', '\n', '\r']) {

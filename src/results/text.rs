@@ -77,16 +77,40 @@ pub fn terminal(text: &str) -> String {
 fn push_inert(out: &mut String, c: char, kept: &[char]) {
     if c.is_control() && !kept.contains(&c) {
         out.push_str(&format!("\\x{:02x}", c as u32));
-    } else if is_bidi_control(c) {
+    } else if is_format_control(c) {
         out.push_str(&format!("\\u{{{:04x}}}", c as u32));
     } else {
         out.push(c);
     }
 }
 
-/// The Unicode marks and overrides of text direction (`U+202E` shows what follows backwards).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}')
+/// The invisible characters that change what a reader sees: the marks, embeddings, overrides
+/// and isolates of text direction (`U+202E` shows what follows backwards), and the zero-width
+/// characters that can hide text between others (zero-width space, word joiner, invisible
+/// operators, byte order mark). The joiners (`U+200C`, `U+200D`) are kept: scripts and emoji
+/// need them, and they hide nothing.
+fn is_format_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}' | '\u{200b}'
+            | '\u{2060}'..='\u{2064}' | '\u{feff}'
+    )
+}
+
+/// `text` with every format control ([`is_format_control`]) shown as `\u{…}` (for plain-text
+/// outputs, such as a CSV field, that are otherwise written as they are).
+pub fn format_controls_shown(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_format_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match is_format_control(c) {
+            true => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            false => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The last `max_lines` lines (at most `max_bytes` bytes) of some output, escaped. A line that
@@ -149,6 +173,7 @@ fn push_visible(out: &mut String, c: char) {
         '\r' => out.push('␍'),
         '\t' => out.push('\t'),
         c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c if is_format_control(c) => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
         c => out.push(c),
     }
 }
@@ -377,6 +402,12 @@ mod tests {
         assert_eq!(escape_bytes("abc\u{202e}fed".as_bytes()), "abc\\u{202e}fed");
         assert_eq!(escape_bytes("\u{2066}x\u{2069}".as_bytes()), "\\u{2066}x\\u{2069}");
         assert_eq!(escape_bytes("é → ✓".as_bytes()), "é → ✓");
+        assert_eq!(terminal("a\u{200b}b\u{feff}"), "a\\u{200b}b\\u{feff}");
+        assert_eq!(prose("evil\u{202e}txt.exe"), "evil\\u{202e}txt.exe");
+        assert_eq!(table_cell("x\u{2066}y"), "x\\u{2066}y");
+        assert_eq!(format_controls_shown("Zoë \u{202e}1.00"), "Zoë \\u{202e}1.00");
+        // Joiners are kept: scripts and emoji need them.
+        assert_eq!(terminal("क्\u{200d}ष"), "क्\u{200d}ष");
     }
 
     #[test]

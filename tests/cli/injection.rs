@@ -229,6 +229,9 @@ fn names_stay_text_in_the_gradebooks_and_inert_on_the_terminal() {
         write(&subs.join(student).join("src/build.sh"), "exit 1\n");
     }
     write(&subs.join("hidden-source").join(HIDDEN).join("src/build.sh"), "exit 1\n");
+    // A direction override reverses what follows on a plain-text reader's screen.
+    const REVERSED: &str = "rev\u{202e}gnp.exe";
+    write(&subs.join(REVERSED).join("src/build.sh"), "exit 1\n");
     let out = dir.path().join("out");
     let output = mark_command(&repo().join("fixtures/suites/tiny"), &out, &subs).output().expect("run bhgrade mark");
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -246,4 +249,11 @@ fn names_stay_text_in_the_gradebooks_and_inert_on_the_terminal() {
             assert!(!line.starts_with(['=', '+', '-', '@']), "{file}: a formula: {line}");
         }
     }
+    // Shown, never obeyed, in every plain-text output and on the terminal.
+    for file in ["grades.csv", "canvas.csv", "summary.md"] {
+        let text = fs::read_to_string(out.join(file)).expect(file);
+        assert!(!text.contains('\u{202e}'), "{file} holds a raw override: {text}");
+        assert!(text.contains("rev\\u{202e}gnp.exe"), "{file} names the student, escaped: {text}");
+    }
+    assert!(!stderr.contains('\u{202e}'), "the terminal got a raw override: {stderr}");
 }
