@@ -136,7 +136,10 @@ pub struct RunOutcome {
     /// heap full (`java.lang.OutOfMemoryError`, but never `unable to create native thread`,
     /// which is a failed thread creation, not memory used).
     pub memory_limit_hit: bool,
+    /// What the run printed, as bytes (stored as base64 text: see [`as_base64`]).
+    #[serde(with = "as_base64")]
     pub stdout: Vec<u8>,
+    #[serde(with = "as_base64")]
     pub stderr: Vec<u8>,
     /// More than `output_bytes` was written to stdout: the run was killed, the rest dropped.
     pub stdout_truncated: bool,
@@ -212,5 +215,76 @@ mod tests {
             limits.digest_text(),
             "wall_ns=2500000000 cpu_ns=2000000000 memory_bytes=268435456 output_bytes=65536"
         );
+    }
+}
+
+/// A run's output in a stored result: base64 text (4 characters per 3 bytes printed), where a
+/// JSON array of byte numbers took up to 4 per byte. Results stored as arrays by earlier
+/// versions are read as they are.
+pub mod as_base64 {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    const ENGINE: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&ENGINE.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Stored {
+            Text(String),
+            Numbers(Vec<u8>),
+        }
+        match Stored::deserialize(deserializer)? {
+            Stored::Text(text) => ENGINE.decode(text).map_err(serde::de::Error::custom),
+            Stored::Numbers(bytes) => Ok(bytes),
+        }
+    }
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+
+    fn outcome(stdout: Vec<u8>) -> RunOutcome {
+        RunOutcome {
+            exit: Exit::Code(0),
+            wall_limit_hit: false,
+            cpu_limit_hit: false,
+            memory_limit_hit: false,
+            stdout,
+            stderr: Vec::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            wall: Duration::ZERO,
+            cpu: Duration::ZERO,
+            cpu_source: CpuSource::Rusage,
+            memory_source: MemorySource::Resident,
+            peak_rss_kb: 0,
+            memory_peak_bytes: None,
+            leftovers_killed: false,
+            stdin_unwritten: 0,
+        }
+    }
+
+    /// Issue 47: a run that prints 1 MiB is stored in about 1.33 MiB, not 3 to 4.
+    #[test]
+    fn output_is_stored_as_base64_and_read_back_byte_for_byte() {
+        let printed: Vec<u8> = (0..1 << 20).map(|i: u32| (i * 7 % 256) as u8).collect();
+        let stored = serde_json::to_vec(&outcome(printed.clone())).unwrap();
+        assert!(stored.len() < printed.len() * 14 / 10, "{} bytes stored for {}", stored.len(), printed.len());
+        let read: RunOutcome = serde_json::from_slice(&stored).unwrap();
+        assert_eq!(read.stdout, printed);
+    }
+
+    #[test]
+    fn results_stored_as_arrays_are_read() {
+        let mut value = serde_json::to_value(outcome(b"1 2\n".to_vec())).unwrap();
+        value["stdout"] = serde_json::json!([49, 32, 50, 10]);
+        let read: RunOutcome = serde_json::from_value(value).unwrap();
+        assert_eq!(read.stdout, b"1 2\n");
     }
 }
