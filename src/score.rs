@@ -54,8 +54,10 @@ impl QualityCurve {
             return self.floor;
         }
         let ratio = value as f64 / best as f64;
-        let fall = ((ratio - 1.0) / (self.floor_at - 1.0)).min(1.0);
-        1.0 - (1.0 - self.floor) * fall
+        if ratio >= self.floor_at {
+            return self.floor;
+        }
+        1.0 - (1.0 - self.floor) * (ratio - 1.0) / (self.floor_at - 1.0)
     }
 }
 

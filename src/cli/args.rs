@@ -29,7 +29,7 @@ defines (CHECK, SOLVE, ...) on every test under time, memory and output limits, 
 the game's reference checker and solver, and writes a markdown and JSON report per student, feedback a \
 student can be handed, a class summary, a class page and gradebooks. A suite names its game; a stacscheck \
 test tree can be run instead of a suite.\n\n".to_string() + &games_help(),
-    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\n".to_string() + &exit::help("success", Some("a check did not pass (test, stacscheck, regen --check or --verify, merge)"), true)
+    after_help = "Examples:\n  bhgrade mark                                   mark the bundled samples into reports/\n  bhgrade mark submissions/ --suite suites/cs3105-p1 --out marks/ --jobs 4\n  bhgrade test                                   a student: run the visible tests on ./\n  bhgrade test ~/P1 --part part2                 only Part 2\n  bhgrade regen --suite suites/cs3105-p1         recompute the expected answers\n\n".to_string() + &exit::help("success", Some("a check did not pass (test, stacscheck, regen --check or --verify, merge, suite floor, suite leaks)"), true)
 )]
 pub struct Cli {
     #[command(subcommand)]

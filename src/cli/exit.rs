@@ -122,7 +122,14 @@ mod tests {
     #[test]
     fn every_commands_help_lists_its_exit_statuses() {
         use clap::CommandFactory;
-        let checking = ["bhgrade test", "bhgrade stacscheck", "bhgrade regen", "bhgrade merge"];
+        let checking = [
+            "bhgrade test",
+            "bhgrade stacscheck",
+            "bhgrade regen",
+            "bhgrade merge",
+            "bhgrade suite floor",
+            "bhgrade suite leaks",
+        ];
         let marking = ["bhgrade mark", "bhgrade test", "bhgrade stacscheck"];
         let cli = super::super::Cli::command();
         let all: Vec<u8> = Exit::ALL.into_iter().map(Exit::code).collect();
