@@ -85,7 +85,7 @@ tree.\n\n".to_string() + &exit::help("every step passed", Some("one did not"), t
     Merge(MergeArgs),
     /// Recompute and store every test's expected answer with the reference.
     Regen(RegenArgs),
-    /// Work with a suite as a whole (write a student's copy).
+    /// Work with a suite as a whole: a student's copy, the floor check, a search for give-aways.
     #[command(subcommand)]
     Suite(SuiteCommand),
     /// Show which isolation layers this machine offers.
