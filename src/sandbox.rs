@@ -65,6 +65,7 @@ mod cgroup;
 mod child;
 #[cfg(test)]
 mod containment_tests;
+mod held;
 mod identity;
 mod io;
 #[cfg(test)]

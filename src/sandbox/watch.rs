@@ -47,8 +47,8 @@ impl Running {
 
     /// The memory the run holds without a memory cgroup to count it: the resident memory of
     /// the program's processes (every process of the run's tree but the supervisor and its
-    /// init) and what it wrote into its own tmpfs (files no process maps are pages all the
-    /// same). Resident memory by the cheap per-process counters, and when the sum is over
+    /// init), what it wrote into its own tmpfs and the memory files it holds open unmapped
+    /// (files no process maps are pages all the same: see `held`). Resident memory by the cheap per-process counters, and when the sum is over
     /// `limit`, by the proportional figure (pages shared after a fork counted once) that decides.
     pub(crate) fn tree_memory(&self, limit: u64) -> u64 {
         let spared = self.spared();
@@ -60,11 +60,12 @@ impl Running {
         } else {
             None
         };
-        let quick = procs::memory_of(&pids, false) + written.unwrap_or(0);
+        let unseen = written.unwrap_or(0) + super::held::unmapped_memfd_bytes(&pids);
+        let quick = procs::memory_of(&pids, false) + unseen;
         if quick <= limit {
             return quick;
         }
-        procs::memory_of(&pids, true) + written.unwrap_or(0)
+        procs::memory_of(&pids, true) + unseen
     }
 
     pub(crate) fn signal_all(&self, sig: i32) {
