@@ -122,9 +122,9 @@ pub fn group_credits(tests: &[Scored<'_>], rules: Rules) -> Vec<f64> {
             let members: Vec<&Scored<'_>> =
                 (0..tests.len()).filter(|&other| group_of(other) == group_of(index)).map(|m| &tests[m]).collect();
             let answered = members.iter().any(|test| test.verdict == Verdict::Accepted);
-            let own = |test: &Scored<'_>| match test.verdict {
-                Verdict::GaveUp if !answered => 0.0,
-                verdict => credit(verdict, test.quality, rules.gave_up_credit),
+            let own = |test: &Scored<'_>| match test.verdict == Verdict::GaveUp && !answered {
+                true => 0.0,
+                false => credit(test.verdict, test.quality, rules.gave_up_credit),
             };
             match rules.group_scoring {
                 GroupScoring::Minimum => members.iter().map(|test| own(test)).fold(1.0, f64::min),

@@ -51,7 +51,17 @@ pub fn spreads(class: &ClassReport) -> Vec<Spread> {
                 match (quality, test.verdict) {
                     (Some(quality), _) => spread.counts[band(quality.measured, quality.best)] += 1,
                     (None, Verdict::Accepted | Verdict::NotRun | Verdict::HarnessError) => {}
-                    (None, _) => spread.not_valid += 1,
+                    (
+                        None,
+                        Verdict::TimeLimit
+                        | Verdict::MemoryLimit
+                        | Verdict::RuntimeError
+                        | Verdict::OutputLimit
+                        | Verdict::NoOutput
+                        | Verdict::FormatError
+                        | Verdict::WrongAnswer
+                        | Verdict::GaveUp,
+                    ) => spread.not_valid += 1,
                 }
             }
         }
