@@ -136,7 +136,7 @@ pub struct RunOutcome {
     /// heap full (`java.lang.OutOfMemoryError`, but never `unable to create native thread`,
     /// which is a failed thread creation, not memory used).
     pub memory_limit_hit: bool,
-    /// What the run printed, as bytes (stored as base64 text: see [`as_base64`]).
+    /// What the run printed, as bytes (stored as base64 text: see `as_base64` below).
     #[serde(with = "as_base64")]
     pub stdout: Vec<u8>,
     #[serde(with = "as_base64")]
