@@ -97,7 +97,7 @@ fn is_format_control(c: char) -> bool {
     )
 }
 
-/// `text` with every format control ([`is_format_control`]) shown as `\u{…}` (for plain-text
+/// `text` with every format control (see `is_format_control`) shown as `\u{…}` (for plain-text
 /// outputs, such as a CSV field, that are otherwise written as they are).
 pub fn format_controls_shown(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(is_format_control) {
