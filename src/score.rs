@@ -61,8 +61,9 @@ impl QualityCurve {
     }
 }
 
-/// How the tests of a group earn its marks together.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// How the tests of a group earn its marks together (named in reports as in a suite file).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum GroupScoring {
     /// Each test of the group earns the lowest credit any of them earned (CMS's subtasks).
     #[default]
@@ -271,6 +272,15 @@ mod tests {
         let beside = [scored(1.0, Verdict::Accepted, g), scored(1.0, Verdict::GaveUp, g)];
         assert_eq!(group_credits(&beside, rules(0.25, GroupScoring::Minimum)), vec![0.25, 0.25]);
         assert_eq!(group_credits(&beside, rules(0.25, GroupScoring::AllOrNothing)), vec![0.0, 0.0]);
+    }
+
+    /// Reports name a part's group scoring as its suite file does.
+    #[test]
+    fn group_scoring_is_named_alike_in_suites_and_reports() {
+        for scoring in [GroupScoring::Minimum, GroupScoring::AllOrNothing] {
+            assert_eq!(serde_json::to_value(scoring).unwrap(), scoring.name());
+            assert_eq!(GroupScoring::parse(scoring.name()), Some(scoring));
+        }
     }
 
     /// The measured case of the issue: 11 marks over 16 tests showed 0.69 each (11.04 in all).

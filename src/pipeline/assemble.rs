@@ -91,7 +91,7 @@ fn scored_parts(plan: &Plan<'_>, mut reports: Vec<TestReport>) -> Vec<PartReport
             score: part_score,
             max_score: score::round(part.weight),
             passed: tests.iter().filter(|r| r.verdict == Verdict::Accepted).count(),
-            group_scoring: tests.iter().any(|r| r.group.is_some()).then(|| part.group_scoring.name().to_string()),
+            group_scoring: tests.iter().any(|r| r.group.is_some()).then_some(part.group_scoring),
             tests,
         });
     }

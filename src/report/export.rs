@@ -59,7 +59,7 @@ pub fn test_output(part: &PartReport, test: &TestReport) -> String {
 fn group_line(part: &PartReport, test: &TestReport) -> Option<String> {
     let name = test.group.as_ref()?;
     let group = part.groups().into_iter().find(|group| &group.name == name)?;
-    let rule = match part.group_scoring.as_deref().and_then(score::GroupScoring::parse) {
+    let rule = match part.group_scoring {
         Some(score::GroupScoring::AllOrNothing) => "its marks are earned only when every test of it is accepted",
         Some(score::GroupScoring::Minimum) | None => "each earns the lowest credit any of them earned",
     };

@@ -204,7 +204,7 @@ impl HeatRow {
             .collect();
         let verdicts = || students.iter().filter_map(|s| find(s, &test.id)).map(|t| t.verdict);
         let ran_count = verdicts().filter(|&v| ran(v)).count();
-        let failed = verdicts().filter(|&v| ran(v) && v != Verdict::Accepted).count();
+        let failed = verdicts().filter(|&v| failed(v)).count();
         HeatRow {
             id: test.id.clone(),
             kind: test.kind.clone(),
@@ -222,6 +222,12 @@ impl HeatRow {
 /// Whether a test with this verdict ran the student's program (so its times mean something).
 fn ran(verdict: Verdict) -> bool {
     !matches!(verdict, Verdict::NotRun | Verdict::HarnessError)
+}
+
+/// Whether a test was run and not accepted: what "failed by" counts, and an answer that was
+/// not valid on the quality table.
+fn failed(verdict: Verdict) -> bool {
+    ran(verdict) && verdict != Verdict::Accepted
 }
 
 /// Whether a run's CPU time measures its search, for the scaling charts: it answered, or it

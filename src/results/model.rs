@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::build::BuildVerdict;
+use crate::score::GroupScoring;
 use crate::verdict::{Attempt, Quality, Verdict};
 
 /// Everything known about one submission's marking.
@@ -66,7 +67,7 @@ pub struct PartReport {
     /// How the tests of a group earn its marks together (`minimum`, `all-or-nothing`), when
     /// the part has groups.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group_scoring: Option<String>,
+    pub group_scoring: Option<GroupScoring>,
     pub tests: Vec<TestReport>,
 }
 

@@ -8,30 +8,29 @@
 //! the resident counters already, so a memfd a process maps is left to them; each file counts
 //! once, however many processes hold it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-/// The bytes allocated to memfds that `pids` hold open and none of them maps.
+/// The bytes allocated to memfds that `pids` hold open and none of them maps. Read at every
+/// look of the memory watcher, so the processes' maps are read only when some memfd is open.
 pub(crate) fn unmapped_memfd_bytes(pids: &[i32]) -> u64 {
-    let mapped: HashSet<u64> = pids.iter().flat_map(|&pid| mapped_memfds(pid)).collect();
-    let mut counted: HashSet<(u64, u64)> = HashSet::new();
-    let mut bytes = 0;
+    use std::os::unix::fs::MetadataExt;
+    // Each file once, however many descriptors hold it: (device, inode) → bytes allocated.
+    let mut held: HashMap<(u64, u64), u64> = HashMap::new();
     for &pid in pids {
         let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { continue };
         for fd in fds.flatten() {
-            let is_memfd =
-                std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().starts_with("/memfd:"));
-            if !is_memfd {
-                continue;
-            }
+            let is_memfd = std::fs::read_link(fd.path()).is_ok_and(|t| t.to_string_lossy().starts_with("/memfd:"));
             // The file itself, through the descriptor's link.
-            let Ok(meta) = std::fs::metadata(fd.path()) else { continue };
-            use std::os::unix::fs::MetadataExt;
-            if !mapped.contains(&meta.ino()) && counted.insert((meta.dev(), meta.ino())) {
-                bytes += meta.blocks() * 512;
+            if let Some(meta) = is_memfd.then(|| std::fs::metadata(fd.path()).ok()).flatten() {
+                held.insert((meta.dev(), meta.ino()), meta.blocks() * 512);
             }
         }
     }
-    bytes
+    if held.is_empty() {
+        return 0;
+    }
+    let mapped: HashSet<u64> = pids.iter().flat_map(|&pid| mapped_memfds(pid)).collect();
+    held.iter().filter(|((_, ino), _)| !mapped.contains(ino)).map(|(_, bytes)| bytes).sum()
 }
 
 /// The inodes of the memfds process `pid` maps (`/proc/PID/maps`: the fifth field).

@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use crate::results::model::ClassReport;
-use crate::verdict::Verdict;
 
 /// The bands an answer's measure falls in, as a multiple of the best: at it, within 10%, within
 /// half again, within twice, beyond.
@@ -48,20 +47,10 @@ pub fn spreads(class: &ClassReport) -> Vec<Spread> {
                     }
                 };
                 let spread = &mut spreads[index];
-                match (quality, test.verdict) {
-                    (Some(quality), _) => spread.counts[band(quality.measured, quality.best)] += 1,
-                    (None, Verdict::Accepted | Verdict::NotRun | Verdict::HarnessError) => {}
-                    (
-                        None,
-                        Verdict::TimeLimit
-                        | Verdict::MemoryLimit
-                        | Verdict::RuntimeError
-                        | Verdict::OutputLimit
-                        | Verdict::NoOutput
-                        | Verdict::FormatError
-                        | Verdict::WrongAnswer
-                        | Verdict::GaveUp,
-                    ) => spread.not_valid += 1,
+                if let Some(quality) = quality {
+                    spread.counts[band(quality.measured, quality.best)] += 1;
+                } else if super::failed(test.verdict) {
+                    spread.not_valid += 1;
                 }
             }
         }
