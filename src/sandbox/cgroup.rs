@@ -14,3 +14,8 @@ pub(crate) use probe::probe;
 pub use run_cgroup::record_scope_failure;
 pub(crate) use run_cgroup::{disabled_layers, CgroupFs, Kernel, RunCgroup, Setup};
 pub use scope::{own_scope, OwnScope, ScopeRequest};
+
+/// Whether systemd is this machine's init (what gives bhgrade a delegated scope on v2).
+pub(crate) fn under_systemd() -> bool {
+    Kernel.under_systemd()
+}

@@ -14,7 +14,9 @@ use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::{Command, Limits, Policy, RunAs};
+use super::command::Command;
+use super::outcome::Limits;
+use super::policy::{Policy, RunAs};
 
 pub(crate) struct ExecSpec<'a> {
     pub cmd: &'a Command,

@@ -6,6 +6,7 @@
 use super::test_support::{limits, sandbox_with};
 use super::*;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::time::Duration;
 
 /// The lines a shell script printed (its stderr in the message if it failed).

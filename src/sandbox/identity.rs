@@ -1,5 +1,5 @@
 //! An identity of its own for each submission being marked: a reserved range of uids (the
-//! [`Policy::identities`](super::Policy::identities), as isolate reserves one per box) → an
+//! [`Policy::identities`](super::policy::Policy::identities), as isolate reserves one per box) → an
 //! [`Identities`] pool, checked unused when probed, lending one [`Identity`] per submission
 //! until it is dropped.
 //!
@@ -16,8 +16,9 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::policy::RunAs;
+use super::procs;
 use super::subids::SubIds;
-use super::{procs, RunAs};
 
 /// Where a lock file per lent uid lives, machine-wide (root's own): every bhgrade marking on the
 /// machine takes the uid's lock before it lends it, so two markings at once never lend the same
@@ -77,7 +78,7 @@ impl Drop for Identity {
 /// root and pristine runs of its own (`boxed`: its home is then in the run's tmpfs, not in a
 /// folder only the marker may write). `Err`s say why there are none.
 ///
-/// [`Policy::identities`]: super::Policy::identities
+/// [`Policy::identities`]: super::policy::Policy::identities
 pub(crate) fn probe_pool(
     run_as: &Result<Option<RunAs>, String>,
     wanted: Option<(u32, u32)>,

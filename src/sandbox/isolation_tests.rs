@@ -5,6 +5,7 @@
 use super::test_support::{limits, sandbox_with, sh, survivors};
 use super::*;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
 /// Without cgroups, so that only the supervisor can catch what escapes the process group.
 fn supervisor_only(pid_namespace: bool) -> Policy {

@@ -1,106 +1,9 @@
 //! The probed [`Sandbox`] → its isolation [`Layer`]s, in a fixed order, for `doctor`, for every
 //! report, and for `--isolation strict` (which refuses to mark while a required one is missing).
 
-use serde::{Deserialize, Serialize};
-
-use super::{procs, Sandbox};
-
-/// The isolation layers, in the order [`Sandbox::layers`] lists them; each shown (in reports,
-/// `doctor` and JSON) by its name in words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum LayerName {
-    #[serde(rename = "process group")]
-    ProcessGroup,
-    #[serde(rename = "supervisor")]
-    Supervisor,
-    #[serde(rename = "cgroup memory")]
-    CgroupMemory,
-    #[serde(rename = "cgroup pids")]
-    CgroupPids,
-    #[serde(rename = "cpu pinning")]
-    CpuPinning,
-    #[serde(rename = "rlimits")]
-    Rlimits,
-    #[serde(rename = "pidfd")]
-    Pidfd,
-    #[serde(rename = "network namespace")]
-    NetworkNamespace,
-    #[serde(rename = "ipc namespace")]
-    IpcNamespace,
-    #[serde(rename = "own root")]
-    OwnRoot,
-    #[serde(rename = "pristine runs")]
-    PristineRuns,
-    #[serde(rename = "terminal")]
-    Terminal,
-    #[serde(rename = "keyring")]
-    Keyring,
-    #[serde(rename = "seccomp")]
-    Seccomp,
-    #[serde(rename = "disk quota")]
-    DiskQuota,
-    #[serde(rename = "filesystem (landlock)")]
-    Landlock,
-    #[serde(rename = "unprivileged user")]
-    UnprivilegedUser,
-    #[serde(rename = "own identity")]
-    OwnIdentity,
-}
-
-impl LayerName {
-    /// The layer's name in words, as reports show it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            LayerName::ProcessGroup => "process group",
-            LayerName::Supervisor => "supervisor",
-            LayerName::CgroupMemory => "cgroup memory",
-            LayerName::CgroupPids => "cgroup pids",
-            LayerName::CpuPinning => "cpu pinning",
-            LayerName::Rlimits => "rlimits",
-            LayerName::Pidfd => "pidfd",
-            LayerName::NetworkNamespace => "network namespace",
-            LayerName::IpcNamespace => "ipc namespace",
-            LayerName::OwnRoot => "own root",
-            LayerName::PristineRuns => "pristine runs",
-            LayerName::Keyring => "keyring",
-            LayerName::Seccomp => "seccomp",
-            LayerName::DiskQuota => "disk quota",
-            LayerName::Landlock => "filesystem (landlock)",
-            LayerName::UnprivilegedUser => "unprivileged user",
-            LayerName::OwnIdentity => "own identity",
-            LayerName::Terminal => "terminal",
-        }
-    }
-
-    /// A layer that a run cgroup provides (what `doctor`'s cgroup advice is about).
-    pub const fn is_cgroup(self) -> bool {
-        matches!(self, LayerName::CgroupMemory | LayerName::CgroupPids)
-    }
-}
-
-impl std::fmt::Display for LayerName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One isolation mechanism, for reports and the `doctor` table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Layer {
-    pub name: LayerName,
-    pub active: bool,
-    /// Part of full isolation: `strict` refuses to mark without it, `auto` warns.
-    pub required: bool,
-    /// What it does here, or why it is not active (with the OS error).
-    pub detail: String,
-    /// Inactive because the cgroup above the harness does not pass the layer's controller
-    /// down: only whoever manages that cgroup can change it.
-    pub held_above: bool,
-}
-
-pub(crate) fn layer(name: LayerName, active: bool, required: bool, detail: String) -> Layer {
-    Layer { name, active, required, detail, held_above: false }
-}
+use super::layer::{layer, Layer, LayerName};
+use super::probed::Sandbox;
+use super::{cgroup, policy, procs, watch};
 
 impl Sandbox {
     /// What is active, in a fixed order, with the reason for everything that is not.
@@ -227,8 +130,8 @@ impl Sandbox {
                          own) and the inputs named; writable its copy and home; {} devices; a /proc of its own PID \
                          namespace listing its processes only; no /sys, /run, /home or /tmp of the machine's, \
                          nothing to connect to, chmod, watch or stat outside it; its PID 1 shows no command line",
-                        super::policy::ETC_ENTRIES.len(),
-                        super::DEVICES.len()
+                        policy::ETC_ENTRIES.len(),
+                        policy::DEVICES.len()
                     ),
                 ),
                 (Err(why), _) | (Ok(()), Err(why)) => layer(
@@ -419,7 +322,7 @@ impl Sandbox {
     fn terminal_layer(&self) -> Layer {
         let session = "every build and run in a session of its own, without a controlling terminal, standard \
                        input a pipe";
-        let devices = super::DEVICES.join(", ");
+        let devices = policy::DEVICES.join(", ");
         match (&self.landlock, self.run_as()) {
             (Ok(abi), _) => layer(
                 LayerName::Terminal,
@@ -452,8 +355,8 @@ impl Sandbox {
                 "; instead, the resident memory of every process of the run (anonymous and shared pages, not its \
                  virtual size) and what it wrote into its own tmpfs are read every {} ms ({} ms near the limit) \
                  and the run is killed once past the limit (a JVM's reservations cost it nothing)",
-                super::watch::MEMORY_CHECK.as_millis(),
-                super::watch::MEMORY_CHECK_NEAR.as_millis()
+                watch::MEMORY_CHECK.as_millis(),
+                watch::MEMORY_CHECK_NEAR.as_millis()
             ),
             LayerName::CgroupPids => match self.nproc_scope() {
                 Ok(scope) => {
@@ -518,7 +421,7 @@ fn cgroup_hint() -> String {
     if procs::is_root() {
         return String::new();
     }
-    match (super::is_cgroup_v2(), super::under_systemd()) {
+    match (cgroup::is_cgroup_v2(), cgroup::under_systemd()) {
         (true, true) => "; bhgrade asks the user's systemd manager for a delegated scope by itself, which needs a \
                          running user manager (see `bhgrade doctor`)"
             .into(),

@@ -20,8 +20,9 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::cgroup::RunCgroup;
 use super::child::{self, Exec, Rlimit, AFFINITY_WORDS};
+use super::policy::RunAs;
 use super::subids::{self, Inside, SubIds};
-use super::{supervisor, RunAs};
+use super::supervisor;
 
 /// Room for the strings of one run (working folder, paths, argv, environment) in a parked
 /// process; a run that needs more gets a process parked with room for it.

@@ -64,7 +64,7 @@ impl RunAs {
     }
 }
 
-/// Settings that hold for every run of a sandbox (as opposed to per-run [`super::Limits`]).
+/// Settings that hold for every run of a sandbox (as opposed to per-run [`super::outcome::Limits`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// `pids.max` of each run's cgroup: tasks, so JVM threads count (a JVM runs 15–20), and

@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use super::cgroup::Setup;
+use super::outcome::SandboxError;
 use super::parked::{self, Parked};
 use super::subids::SubIds;
-use super::{supervisor, SandboxError};
+use super::supervisor;
 
 /// How to park a supervisor for this sandbox.
 #[derive(Debug, Clone)]

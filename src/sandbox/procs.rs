@@ -7,7 +7,7 @@ use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::time::Duration;
 
-use super::Exit;
+use super::outcome::Exit;
 
 pub(crate) fn is_root() -> bool {
     uid() == 0
@@ -194,15 +194,15 @@ pub(crate) fn errno_code() -> libc::c_int {
     io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) & 0xff
 }
 
-/// Empty the user and user-session keyrings of `ids`: where no seccomp filter denied it, a run
+/// Empty the user and user-session keyrings of the user `uid` (group `gid`): where no seccomp filter denied it, a run
 /// as that user may have left keys there, which would outlive the marking. In a throwaway child
 /// that becomes the user (root only); best effort, as there is nobody to tell.
-pub(crate) fn clear_keyrings_of(ids: super::RunAs) {
+pub(crate) fn clear_keyrings_of(uid: u32, gid: u32) {
     // SAFETY: system calls only; KEYCTL_CLEAR (7) of KEY_SPEC_USER_KEYRING (-4) and
     // KEY_SPEC_USER_SESSION_KEYRING (-5).
     let _ = unsafe {
         in_child(|| {
-            if libc::syscall(libc::SYS_setgid, ids.gid) == 0 && libc::syscall(libc::SYS_setuid, ids.uid) == 0 {
+            if libc::syscall(libc::SYS_setgid, gid) == 0 && libc::syscall(libc::SYS_setuid, uid) == 0 {
                 for ring in [-4 as libc::c_long, -5] {
                     libc::syscall(libc::SYS_keyctl, 7 as libc::c_long, ring);
                 }

@@ -1,5 +1,5 @@
 //! Disk per submission: a folder under the scratch root → a [`PrivateFolder`] on a tmpfs of its
-//! own, of [`super::Policy::disk_bytes`], where the harness may mount one (as root), so that a
+//! own, of [`super::policy::Policy::disk_bytes`], where the harness may mount one (as root), so that a
 //! submission that fills its disk (its copy, its build's output, its runs' scratch folders)
 //! fails alone, with "No space left on device", and never another student running beside it;
 //! and [`scratch_full`]: whether the shared scratch file system itself is full, which is the

@@ -18,6 +18,9 @@ use super::root_inside::{
     DEVICE, LINK, OVERLAY, PROC, READ_DIR, READ_FILE, RUN_DIR, TMPFS_HOME, TMPFS_TMP, UPPER, WRITE_DIR,
 };
 
+/// The folder of the scratch root that holds the box's own accounts ([`accounts_for`]).
+pub(super) const ACCOUNTS_FOLDER: &str = "box-etc";
+
 /// Links every box has in `/dev`, as a system's `/dev` has them (`bash`'s `<(...)` uses `/dev/fd`).
 const DEV_LINKS: &[(&str, &str)] = &[
     ("/dev/fd", "/proc/self/fd"),

@@ -380,16 +380,16 @@ pub(crate) fn probe_steps(
                 Ok(()) => check(),
             });
             match init {
-                Ok(super::Exit::Code(code)) => code,
-                Ok(super::Exit::Signal(_)) | Err(_) => 105,
+                Ok(super::outcome::Exit::Code(code)) => code,
+                Ok(super::outcome::Exit::Signal(_)) | Err(_) => 105,
             }
         })
     };
     match ended.map_err(|e| format!("the probe: {e}"))? {
-        super::Exit::Code(0) => Ok(()),
-        super::Exit::Code(100) => Err("no PID namespace to build a root in".into()),
-        super::Exit::Code(106) => Err("no user namespace whose ids could be mapped".into()),
-        super::Exit::Code(errno @ 1..=99) => {
+        super::outcome::Exit::Code(0) => Ok(()),
+        super::outcome::Exit::Code(100) => Err("no PID namespace to build a root in".into()),
+        super::outcome::Exit::Code(106) => Err("no user namespace whose ids could be mapped".into()),
+        super::outcome::Exit::Code(errno @ 1..=99) => {
             Err(format!("building a root of its own: {}", io::Error::from_raw_os_error(errno)))
         }
         other => Err(format!("the probe's root was not as built ({other:?})")),

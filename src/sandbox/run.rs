@@ -16,15 +16,18 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use super::child::{self, Exec, AFFINITY_WORDS};
+use super::command::Command;
 use super::io::{ExitWatch, Pump};
 use super::landlock::{Access, Ruleset};
+use super::outcome::{CpuSource, Exit, Limits, MemorySource, RunOutcome, SandboxError};
 use super::parked::{Fds, Parked};
+use super::probed::Sandbox;
+use super::procs;
 use super::quota;
 use super::root;
 use super::scratch::{self, RunFolder, WorkingFolder};
 use super::supervisor::Report;
 use super::watch::{self, Running, Watched};
-use super::{procs, Command, CpuSource, Exit, Limits, MemorySource, RunOutcome, Sandbox, SandboxError};
 
 fn os(what: &'static str) -> impl FnOnce(std::io::Error) -> SandboxError {
     move |source| SandboxError::Os { what, source }
@@ -276,7 +279,7 @@ fn own_root(
         },
         unprivileged: !procs::is_root(),
     });
-    let accounts = root::accounts_for(&sb.scratch_root.join(super::ACCOUNTS_FOLDER), owner)
+    let accounts = root::accounts_for(&sb.scratch_root.join(root::ACCOUNTS_FOLDER), owner)
         .map_err(|source| SandboxError::Scratch { path: sb.scratch_root.clone(), source })?;
     let steps = root::plan(access, &accounts, tmpfs.as_ref());
     let steps = root::encode(&steps).map_err(os("planning the run's root"))?;
@@ -425,11 +428,11 @@ fn heap_exhausted(exit: Exit, stderr: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-impl super::RunOutcome {
+impl RunOutcome {
     /// A run that exited with `exit` after printing `stdout`, using `cpu_ms` of CPU time and
     /// touching no limit: what unit tests of the stages after the sandbox start from.
-    pub(crate) fn finished(exit: super::Exit, stdout: &[u8], cpu_ms: u64) -> super::RunOutcome {
-        super::RunOutcome {
+    pub(crate) fn finished(exit: Exit, stdout: &[u8], cpu_ms: u64) -> RunOutcome {
+        RunOutcome {
             exit,
             wall_limit_hit: false,
             cpu_limit_hit: false,
@@ -440,8 +443,8 @@ impl super::RunOutcome {
             stderr_truncated: false,
             wall: std::time::Duration::from_millis(cpu_ms + 10),
             cpu: std::time::Duration::from_millis(cpu_ms),
-            cpu_source: super::CpuSource::Rusage,
-            memory_source: super::MemorySource::Cgroup,
+            cpu_source: CpuSource::Rusage,
+            memory_source: MemorySource::Cgroup,
             peak_rss_kb: 1,
             memory_peak_bytes: None,
             leftovers_killed: false,

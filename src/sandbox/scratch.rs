@@ -26,8 +26,10 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use super::command::Command;
 use super::landlock::Access;
-use super::{Command, Policy, RunAs, SandboxError};
+use super::outcome::SandboxError;
+use super::policy::{Policy, RunAs};
 
 /// A run's folder, removed when the run ends (even if the program locked it).
 pub(crate) struct RunFolder {
@@ -233,7 +235,7 @@ pub(crate) fn access(
         .filter(|p| !read_dirs.iter().chain(&write_dirs).any(|d| p.starts_with(d)))
         .into_iter()
         .collect();
-    let devices = super::DEVICES.iter().map(PathBuf::from).collect();
+    let devices = super::policy::DEVICES.iter().map(PathBuf::from).collect();
     Access { read_dirs, read_files: inputs, programs, write_dirs, devices }
 }
 
@@ -381,7 +383,7 @@ fn remove_forcibly(path: &Path) -> io::Result<()> {
         return Ok(());
     }
     if !super::procs::is_root() {
-        let (first, count) = super::DEFAULT_IDENTITIES;
+        let (first, count) = super::policy::DEFAULT_IDENTITIES;
         if let Ok(subids) = super::subids::SubIds::find(first, count) {
             let _ = subids.chown_tree(path, None, false);
         }

@@ -223,9 +223,11 @@ pub(crate) fn probe() -> Result<&'static Filter, String> {
         })
     };
     match ended.map_err(|e| format!("the probe: {e}"))? {
-        super::Exit::Code(0) => Ok(filter),
-        super::Exit::Code(4) => Err("the kernel refused the filter (built without CONFIG_SECCOMP_FILTER?)".into()),
-        super::Exit::Code(5) => Err("the filter was installed but keyctl was not denied".into()),
+        super::outcome::Exit::Code(0) => Ok(filter),
+        super::outcome::Exit::Code(4) => {
+            Err("the kernel refused the filter (built without CONFIG_SECCOMP_FILTER?)".into())
+        }
+        super::outcome::Exit::Code(5) => Err("the filter was installed but keyctl was not denied".into()),
         other => Err(format!("the probe ended with {other:?}")),
     }
 }

@@ -7,7 +7,7 @@
 //! as an id of its own there too, as it does under root (`identity.rs`): no run can signal,
 //! trace or change another submission's processes or files, nor anything the marker owns.
 //!
-//! Two maps, both with the lent ids at [`Policy::identities`](super::Policy::identities)'s
+//! Two maps, both with the lent ids at [`Policy::identities`](super::policy::Policy::identities)'s
 //! numbers inside (so the box's accounts name them `student` as under root):
 //! - a run's ([`Inside::Marker`]): the marker's own uid and gid as themselves, so its
 //!   supervisor (which never execs) and a program with no identity lent keep the marker's
@@ -132,7 +132,7 @@ impl SubIds {
             127
         })?;
         match ended {
-            super::Exit::Code(0) => Ok(()),
+            super::outcome::Exit::Code(0) => Ok(()),
             other => Err(io::Error::other(format!("{} ended with {other:?}", argv[0].to_string_lossy()))),
         }
     }
@@ -142,7 +142,7 @@ impl SubIds {
     ///
     /// `body` runs in a copy of a multi-threaded process: plain system calls only, on values
     /// prepared before.
-    fn in_mapped_child(&self, own: Inside, body: impl FnOnce() -> libc::c_int) -> io::Result<super::Exit> {
+    fn in_mapped_child(&self, own: Inside, body: impl FnOnce() -> libc::c_int) -> io::Result<super::outcome::Exit> {
         let ((ask_read, ask_write), (answer_read, answer_write)) = (pipe()?, pipe()?);
         let (ask, answer) =
             ((ask_read.as_raw_fd(), ask_write.as_raw_fd()), (answer_read.as_raw_fd(), answer_write.as_raw_fd()));
@@ -170,7 +170,7 @@ impl SubIds {
 
     /// Hand the tree at `path` to `ids` (inside numbers), or back to the marker (`None`); with
     /// `keep_top`, `path` itself stays the marker's.
-    pub(crate) fn chown_tree(&self, path: &Path, ids: Option<super::RunAs>, keep_top: bool) -> io::Result<()> {
+    pub(crate) fn chown_tree(&self, path: &Path, ids: Option<super::policy::RunAs>, keep_top: bool) -> io::Result<()> {
         let owner = ids.map_or_else(|| "0:0".to_string(), |ids| format!("{}:{}", ids.uid, ids.gid));
         let script = if keep_top {
             r#"chown -R -h "$1" -- "$2" && chown -h 0:0 -- "$2""#
@@ -199,8 +199,8 @@ impl SubIds {
             }
         });
         match ended.map_err(|e| format!("mapping a child's ids: {e}"))? {
-            super::Exit::Code(0) => Ok(()),
-            super::Exit::Code(120) => Err("a mapped child may not drop its groups (setgroups denied)".into()),
+            super::outcome::Exit::Code(0) => Ok(()),
+            super::outcome::Exit::Code(120) => Err("a mapped child may not drop its groups (setgroups denied)".into()),
             other => Err(format!("a child mapped with subordinate ids could not become uid {id} ({other:?})")),
         }
     }

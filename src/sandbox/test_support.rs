@@ -5,7 +5,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use super::{Command, Limits, Policy, Sandbox};
+use super::command::Command;
+use super::outcome::Limits;
+use super::policy::Policy;
+use super::probed::Sandbox;
 
 /// A sandbox probed with `policy`, its scratch root in a new folder that other users can pass
 /// through (a run as another uid must reach its copy), removed when the first is dropped.

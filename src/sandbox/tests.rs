@@ -5,6 +5,7 @@ use super::test_support::{limits, sandbox_with, sh, survivors};
 use super::*;
 use crate::skip::skipped;
 use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
 use std::time::Duration;
 use std::time::Instant;
 

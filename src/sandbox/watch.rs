@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use super::cgroup::RunCgroup;
 use super::io::{ExitWatch, Pump};
+use super::outcome::{Limits, SandboxError};
 use super::procs;
-use super::{Limits, SandboxError};
 
 /// The spawned supervisor until it is reaped; dropping it early (on a harness error) kills
 /// the whole run and reaps it, so that no error path leaks processes.

@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::delegate::{self, Harness, Missing, Origin};
 use super::mount::{find_mount, is_cgroup_v2, own_cgroup, own_dir, own_v2_dir};
 use super::run_cgroup::{harness_tag, rmdir_patiently, CgroupFs, Kernel, Setup, Version, NAME_PREFIX};
-use crate::sandbox::{procs, Layer, LayerName};
+use crate::sandbox::layer::{Layer, LayerName};
+use crate::sandbox::procs;
 
 static NEXT_PROBE: AtomicU64 = AtomicU64::new(0);
 

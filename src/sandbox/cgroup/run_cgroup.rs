@@ -25,7 +25,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::sandbox::{procs, Layer, LayerName, SandboxError};
+use crate::sandbox::layer::{Layer, LayerName};
+use crate::sandbox::outcome::SandboxError;
+use crate::sandbox::procs;
 
 /// Killed processes need a moment to leave the cgroup (a big JVM frees its memory first).
 const KILL_TIMEOUT: Duration = Duration::from_secs(5);
