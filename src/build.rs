@@ -265,10 +265,16 @@ pub fn prepare(
     let cmd = Command::new(program, &built.srcdir).args(args).cpus(cfg.cpus.iter().copied()).run_as(built.run_as());
     let outcome = sandbox.run(&cmd, &cfg.limits)?;
     let (mut verdict, mut detail) = judge_build(&outcome, cfg);
-    if verdict != BuildVerdict::Ok && crate::sandbox::scratch_full(scratch_root) {
+    let filled_own = built.scratch.filled().filter(|_| verdict != BuildVerdict::Ok);
+    if let Some(size) = filled_own {
+        // Its own disk, which nobody else writes: its own doing, stored like any failed build.
+        detail = format!("{detail}; it filled its disk of {} MiB (wrote more than its `disk_mb`)", size >> 20);
+    }
+    let failed_for_want_of_space = verdict != BuildVerdict::Ok && filled_own.is_none();
+    if let Some(full) = failed_for_want_of_space.then(|| crate::sandbox::scratch_full(scratch_root)).flatten() {
         // Perhaps for want of the space another submission took: the harness's problem, never
         // stored, and the next marking builds it again.
-        return Err(BuildError::Sandbox(SandboxError::ScratchFull { path: scratch_root.to_path_buf() }));
+        return Err(BuildError::Sandbox(full));
     }
     if let Some(gone) = srcdir_gone(&built.srcdir, &built.root) {
         // Every test runs in that folder: the build's own doing, never a harness failure.

@@ -35,15 +35,22 @@ use bhgrade::verdict::Verdict;
 /// Runs a parsed command line, returning the exit status on success.
 pub fn run(cli: Cli) -> Result<Exit, CliError> {
     let output = cli.output;
-    let isolation = match &cli.command {
-        Command::Mark(args) => Some(args.common.containment.isolation),
-        Command::Test(args) => Some(args.common.containment.isolation),
-        Command::Stacscheck(args) => Some(args.containment.isolation),
-        Command::Doctor => Some(bhgrade::sandbox::Isolation::Auto),
+    let containment = match &cli.command {
+        Command::Mark(args) => Some((args.common.containment.isolation, args.common.containment.box_uids)),
+        Command::Test(args) => Some((args.common.containment.isolation, args.common.containment.box_uids)),
+        Command::Stacscheck(args) => Some((args.containment.isolation, args.containment.box_uids)),
+        Command::Doctor => Some((bhgrade::sandbox::Isolation::Auto, bhgrade::sandbox::DEFAULT_IDENTITIES)),
         _ => None,
     };
-    if isolation.is_some_and(|i| bhgrade::sandbox::Policy::for_isolation(i).use_cgroups) {
-        cgroups::enter_own_scope()?;
+    if let Some((isolation, box_uids)) = containment {
+        let policy = bhgrade::sandbox::Policy::for_isolation(isolation);
+        if policy.use_cgroups {
+            cgroups::enter_own_scope()?;
+        }
+        // While bhgrade is still one thread: an ordinary user's disk of each submission's own.
+        if policy.disk_quota {
+            bhgrade::sandbox::enter_own_namespace(policy.identities.map(|_| box_uids));
+        }
     }
     match cli.command {
         Command::Mark(args) => mark(args, &output),

@@ -75,6 +75,7 @@ mod isolation_tests;
 mod landlock;
 mod layer;
 mod layers;
+mod marker_ns;
 mod outcome;
 mod parked;
 mod policy;
@@ -100,6 +101,7 @@ pub use cgroup::{own_scope, OwnScope, ScopeRequest};
 pub use command::{describe, shell_quote, Command};
 pub use identity::Identity;
 pub use layer::{Layer, LayerName};
+pub use marker_ns::enter as enter_own_namespace;
 pub use outcome::{signal_name, CpuSource, Exit, Limits, MemorySource, RunOutcome, SandboxError};
 pub use probed::Sandbox;
 

@@ -16,6 +16,7 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use super::marker_ns;
 use super::policy::RunAs;
 use super::procs;
 use super::subids::SubIds;
@@ -99,7 +100,7 @@ pub(crate) fn probe_pool(
         let why = "no root and pristine runs of the run's own".to_string();
         return (Err(format!("no subordinate ids: {why}")), Err(why));
     }
-    match SubIds::find(first, count).and_then(|ids| ids.prove().map(|()| ids)) {
+    match marker_ns::subids(first, count).and_then(|ids| ids.prove().map(|()| ids)) {
         Ok(ids) => {
             let (first, host, count) = ids.lent_range();
             match Identities::subordinate(first, host, count) {

@@ -3,7 +3,7 @@
 
 use super::layer::{layer, Layer, LayerName};
 use super::probed::Sandbox;
-use super::{cgroup, policy, procs, watch};
+use super::{cgroup, marker_ns, policy, procs, watch};
 
 impl Sandbox {
     /// What is active, in a fixed order, with the reason for everything that is not.
@@ -208,10 +208,11 @@ impl Sandbox {
                     true,
                     false,
                     format!(
-                        "each submission's copy, build and scratch on a tmpfs of {} MiB and {} files of its own: one \
-                     that fills it fails alone, with \"No space left on device\"",
+                        "each submission's copy, build and scratch on a tmpfs of {} MiB and {} files of its own{}: \
+                         one that fills it fails alone, with \"No space left on device\"",
                         self.policy.disk_bytes >> 20,
-                        self.policy.disk_files
+                        self.policy.disk_files,
+                        if procs::is_root() { "" } else { " (mounted in bhgrade's own user and mount namespace)" }
                     ),
                 ),
                 Err(why) => layer(
@@ -266,16 +267,25 @@ impl Sandbox {
         match &self.identities {
             Ok(pool) if self.subids.is_ok() => {
                 let ((first, last), (host_first, host_last)) = (pool.range(), pool.host_range());
+                let how = match marker_ns::entered().is_some_and(|ns| ns.lent.is_some()) {
+                    true => format!(
+                        "mapped by newuidmap and newgidmap into bhgrade's own user namespace as {first}-{last}, \
+                         and from there into each run's"
+                    ),
+                    false => format!(
+                        "ids {host_first}-{host_last}, mapped into each run's user namespace by newuidmap and \
+                         newgidmap as {first}-{last}"
+                    ),
+                };
                 layer(
                     LayerName::OwnIdentity,
                     true,
                     false,
                     format!(
                         "each submission marked at once runs as an id of its own, lent from the marker's \
-                         subordinate ids {host_first}-{host_last} (/etc/subuid and /etc/subgid, mapped into each \
-                         run's user namespace by newuidmap and newgidmap as {first}-{last}; proven here: a child \
-                         mapped so became one), each locked while lent, and owns its copy: no run can signal, \
-                         trace or change another submission's processes or files, nor the marker's"
+                         subordinate ids (/etc/subuid and /etc/subgid, {how}; proven here: a child mapped so \
+                         became one), each locked while lent, and owns its copy: no run can signal, trace or \
+                         change another submission's processes or files, nor the marker's"
                     ),
                 )
             }

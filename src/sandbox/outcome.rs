@@ -189,8 +189,9 @@ pub enum SandboxError {
     Setup(String),
     /// The run failed while the scratch file system had no room left: perhaps for want of the
     /// space another submission took, so never the student's result.
-    #[error("the scratch file system holding {path} is full: the run failed for want of space, not by its own doing")]
-    ScratchFull { path: PathBuf },
+    /// `holder` names the copy that holds the most of it, where one does.
+    #[error("the scratch file system holding {path} is full{holder}: the run failed for want of space, not by its own doing")]
+    ScratchFull { path: PathBuf, holder: String },
     /// The run's supervisor (or its init) was killed from outside before it could report the
     /// program's status ({exit}): the run is done again, and never counted against the student.
     #[error("the run's supervisor was killed from outside ({exit}) before it could report")]

@@ -16,6 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::outcome::SandboxError;
 use super::subids::SubIds;
 
 /// A folder of one submission's, with its own size limit where the machine allows one; removed
@@ -38,6 +39,29 @@ impl PrivateFolder {
     pub fn limited(&self) -> bool {
         self.mounted
     }
+
+    /// Its size in bytes, when it has a limit of its own and what was written has filled it
+    /// (in bytes or in files): a failure then is the submission's own doing.
+    pub fn filled(&self) -> Option<u64> {
+        let stats = self.mounted.then(|| statvfs(self.path())).flatten()?;
+        // The field types differ between C libraries.
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        let (block, total, free, files_free) =
+            (stats.f_frsize as u64, stats.f_blocks as u64, stats.f_bavail as u64, stats.f_favail as u64);
+        let size = total.saturating_mul(block);
+        // Less free than the larger of 1 MiB and a sixty-fourth: no file of a build fits there.
+        let full = free.saturating_mul(block) < (size / 64).max(1 << 20) || files_free == 0;
+        full.then_some(size)
+    }
+}
+
+/// The `statvfs` of the file system holding `path`.
+fn statvfs(path: &Path) -> Option<libc::statvfs> {
+    let target = c_path(path).ok()?;
+    // SAFETY: a zeroed statvfs is a valid out-parameter; the path is NUL-terminated.
+    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    (unsafe { libc::statvfs(target.as_ptr(), &mut stats) } == 0).then_some(stats)
 }
 
 impl Drop for PrivateFolder {
@@ -107,8 +131,12 @@ pub(crate) fn private_folder(
 
 /// Whether a size-limited tmpfs can be mounted (and unmounted) under `scratch_root` here.
 pub(crate) fn probe(scratch_root: &Path) -> Result<(), String> {
-    if !super::procs::is_root() {
-        return Err("only root may mount a size-limited file system for each submission".into());
+    if !super::procs::is_root() && super::marker_ns::entered().is_none() {
+        return Err(format!(
+            "only root may mount a file system for each submission, or an ordinary user inside a user and mount \
+             namespace of its own; {}",
+            super::marker_ns::why_not()
+        ));
     }
     let dir = tempfile::Builder::new()
         .prefix("probe-quota-")
@@ -132,18 +160,80 @@ pub(crate) fn unmount_below(path: &Path) {
     }
 }
 
-/// Whether the file system holding `path` is full or nearly (less than 64 MiB free): a build
-/// or run that failed then may have failed for want of space that another submission took,
-/// which is no fault of its own.
-pub fn scratch_full(path: &Path) -> bool {
-    let Ok(target) = c_path(path) else { return false };
-    // SAFETY: a zeroed statvfs is a valid out-parameter; the path is NUL-terminated.
-    let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(target.as_ptr(), &mut stats) } != 0 {
-        return false;
-    }
+/// When the file system holding the scratch root `path` is full or nearly (less than 64 MiB
+/// free), the error that says so: a build or run that failed then may have failed for want of
+/// space that another submission took, which is no fault of its own. It names the copy that
+/// holds the most of that disk, so that the marker can tell who filled it.
+pub fn scratch_full(path: &Path) -> Option<SandboxError> {
+    let stats = statvfs(path)?;
     // The field types differ between C libraries.
     #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
     let free = (stats.f_bavail as u64).saturating_mul(stats.f_frsize as u64);
-    free < 64 << 20
+    if free >= 64 << 20 {
+        return None;
+    }
+    let holder = match largest_copy(path) {
+        Some((name, bytes)) => format!("; the most of it held by a copy is {name}'s ({} MiB)", bytes >> 20),
+        None => String::new(),
+    };
+    Some(SandboxError::ScratchFull { path: path.to_path_buf(), holder })
+}
+
+/// The copy in the scratch root (`build-…/NAME`, on the root's own file system: one on a tmpfs
+/// of its own takes nothing of it) that holds the most bytes, with how many.
+fn largest_copy(root: &Path) -> Option<(String, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let device = std::fs::symlink_metadata(root).ok()?.dev();
+    let mut largest: Option<(String, u64)> = None;
+    for folder in std::fs::read_dir(root).ok()?.flatten() {
+        let Ok(meta) = folder.path().symlink_metadata() else { continue };
+        if !meta.is_dir() || meta.dev() != device {
+            continue;
+        }
+        for copy in std::fs::read_dir(folder.path()).into_iter().flatten().flatten() {
+            let bytes = bytes_on(&copy.path(), device);
+            if largest.as_ref().is_none_or(|(_, most)| bytes > *most) {
+                largest = Some((copy.file_name().to_string_lossy().into_owned(), bytes));
+            }
+        }
+    }
+    largest.filter(|(_, bytes)| *bytes > 0)
+}
+
+/// The bytes the tree at `path` holds on `device` (links not followed, other file systems not
+/// entered).
+fn bytes_on(path: &Path, device: u64) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = path.symlink_metadata() else { return 0 };
+    if meta.dev() != device {
+        return 0;
+    }
+    let own = meta.blocks() * 512;
+    if !meta.is_dir() {
+        return own;
+    }
+    let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
+    own + entries.map(|entry| bytes_on(&entry.path(), device)).sum::<u64>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The copy named for a full scratch disk is the one holding the most of it: a build folder's
+    /// copy, by its name, counted through its folders.
+    #[test]
+    fn the_largest_copy_is_named() {
+        let root = tempfile::tempdir().unwrap();
+        for (folder, name, bytes) in [("build-a", "small", 10_000usize), ("build-b", "filler", 300_000)] {
+            let copy = root.path().join(folder).join(name).join("deep");
+            std::fs::create_dir_all(&copy).unwrap();
+            std::fs::write(copy.join("data"), vec![7u8; bytes]).unwrap();
+        }
+        std::fs::write(root.path().join("stray-file"), vec![7u8; 1_000_000]).unwrap();
+        let (name, bytes) = largest_copy(root.path()).expect("a copy");
+        assert_eq!(name, "filler");
+        assert!(bytes >= 300_000, "{bytes}");
+        assert_eq!(largest_copy(&root.path().join("build-a/small/deep/data")), None);
+    }
 }

@@ -180,8 +180,8 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     let watched = watch::watch(&running, &mut pump, &exit, limits, sb.policy.grace, started, measure_memory)?;
     let ended = end(sb, &mut running, &report_read, &mut pump)?;
     folder.remove()?;
-    if !ended.exit.success() && quota::scratch_full(&sb.scratch_root) {
-        return Err(SandboxError::ScratchFull { path: sb.scratch_root.clone() });
+    if let Some(full) = (!ended.exit.success()).then(|| quota::scratch_full(&sb.scratch_root)).flatten() {
+        return Err(full);
     }
     outcome(limits, started, watched, ended, pump, !measure_memory)
 }

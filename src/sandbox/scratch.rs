@@ -384,7 +384,7 @@ fn remove_forcibly(path: &Path) -> io::Result<()> {
     }
     if !super::procs::is_root() {
         let (first, count) = super::policy::DEFAULT_IDENTITIES;
-        if let Ok(subids) = super::subids::SubIds::find(first, count) {
+        if let Ok(subids) = super::marker_ns::subids(first, count) {
             let _ = subids.chown_tree(path, None, false);
         }
     }

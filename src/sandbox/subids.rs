@@ -34,10 +34,19 @@ pub(crate) struct SubIds {
     count: u32,
     /// The first lent id's number inside every namespace.
     inside_first: u32,
-    newuidmap: PathBuf,
-    newgidmap: PathBuf,
+    writer: Writer,
     uid: u32,
     gid: u32,
+}
+
+/// Who writes a child's maps.
+#[derive(Debug, Clone)]
+enum Writer {
+    /// The setuid helpers, from the machine's namespace.
+    Helpers { newuidmap: PathBuf, newgidmap: PathBuf },
+    /// The harness itself, from its own namespace, where it may map every id it holds
+    /// (`marker_ns.rs`).
+    Direct,
 }
 
 /// Who the harness's own uid and gid are inside a namespace.
@@ -47,6 +56,16 @@ pub(crate) enum Inside {
     Marker,
     /// Root (a helper's namespace).
     Root,
+}
+
+impl Inside {
+    /// The number inside of the marker's id `own`.
+    fn number(self, own: u32) -> u32 {
+        match self {
+            Inside::Marker => own,
+            Inside::Root => 0,
+        }
+    }
 }
 
 impl SubIds {
@@ -77,8 +96,15 @@ impl SubIds {
                 format!("no setuid-root {name} in {} (Debian, Ubuntu: the `uidmap` package)", HELPER_DIRS.join(", "))
             })
         };
-        let (newuidmap, newgidmap) = (helper("newuidmap")?, helper("newgidmap")?);
-        Ok(SubIds { host_uid, host_gid, count, inside_first, newuidmap, newgidmap, uid, gid })
+        let writer = Writer::Helpers { newuidmap: helper("newuidmap")?, newgidmap: helper("newgidmap")? };
+        Ok(SubIds { host_uid, host_gid, count, inside_first, writer, uid, gid })
+    }
+
+    /// The `count` ids from `first` of the harness's own namespace, where they are already the
+    /// marker's subordinate ids (`marker_ns.rs`), by the same numbers as inside a run's.
+    pub(crate) fn within(first: u32, count: u32) -> SubIds {
+        let (uid, gid) = (super::procs::uid(), super::procs::gid());
+        SubIds { host_uid: first, host_gid: first, count, inside_first: first, writer: Writer::Direct, uid, gid }
     }
 
     /// How many ids may be lent, from which number inside, and the first uid and gid on the
@@ -89,14 +115,12 @@ impl SubIds {
 
     /// Write the maps of `pid`, a child that has just unshared its user namespace.
     pub(crate) fn map(&self, pid: i32, own: Inside) -> io::Result<()> {
-        for (helper, own_id, host) in
-            [(&self.newuidmap, self.uid, self.host_uid), (&self.newgidmap, self.gid, self.host_gid)]
-        {
-            let own_inside = match own {
-                Inside::Marker => own_id,
-                Inside::Root => 0,
-            };
-            let args: Vec<String> = [pid as u32, own_inside, own_id, 1, self.inside_first, host, self.count]
+        let (newuidmap, newgidmap) = match &self.writer {
+            Writer::Helpers { newuidmap, newgidmap } => (newuidmap, newgidmap),
+            Writer::Direct => return self.write_maps(pid, own),
+        };
+        for (helper, own_id, host) in [(newuidmap, self.uid, self.host_uid), (newgidmap, self.gid, self.host_gid)] {
+            let args: Vec<String> = [pid as u32, own.number(own_id), own_id, 1, self.inside_first, host, self.count]
                 .iter()
                 .map(u32::to_string)
                 .collect();
@@ -110,6 +134,17 @@ impl SubIds {
                 let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
                 return Err(io::Error::other(format!("{} {}: {why}", helper.display(), args.join(" "))));
             }
+        }
+        Ok(())
+    }
+
+    /// Write `pid`'s maps as the helpers would, from the harness's own namespace, where its
+    /// capabilities over the ids it maps let it.
+    fn write_maps(&self, pid: i32, own: Inside) -> io::Result<()> {
+        for (file, own_id, host) in [("uid_map", self.uid, self.host_uid), ("gid_map", self.gid, self.host_gid)] {
+            let map = format!("{} {own_id} 1\n{} {host} {}\n", own.number(own_id), self.inside_first, self.count);
+            std::fs::write(format!("/proc/{pid}/{file}"), map)
+                .map_err(|e| io::Error::new(e.kind(), format!("writing /proc/{pid}/{file}: {e}")))?;
         }
         Ok(())
     }

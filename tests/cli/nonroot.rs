@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::support::{copy_tree, repo};
 
 /// `setpriv`, when this test runs as root and can become `nobody` with it; else says why not.
-fn setpriv_as_root(test: &str) -> Option<&'static str> {
+pub(crate) fn setpriv_as_root(test: &str) -> Option<&'static str> {
     let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].into_iter().find(|p| Path::new(p).exists());
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
@@ -82,17 +82,17 @@ fn nobody_gets_the_right_verdicts() {
 }
 
 /// An ordinary user to mark as: `nobody`, or one with subordinate ids of its own.
-struct Marker {
-    uid: u32,
-    gid: u32,
+pub(crate) struct Marker {
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
     /// Its subordinate uids (first, count), if `/etc/subuid` gives it some.
-    subordinate: Option<(u32, u32)>,
+    pub(crate) subordinate: Option<(u32, u32)>,
 }
 
 /// The user CI makes with subordinate ids (`.ci/run`): `bhgrade-subids`, with its first range.
-const SUBIDS_USER: &str = "bhgrade-subids";
+pub(crate) const SUBIDS_USER: &str = "bhgrade-subids";
 
-fn marker_with_subordinate_ids() -> Option<Marker> {
+pub(crate) fn marker_with_subordinate_ids() -> Option<Marker> {
     let line = fs::read_to_string("/etc/passwd")
         .ok()?
         .lines()

@@ -5,6 +5,7 @@
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::time::Duration;
 
 use bhgrade::build::BuildVerdict;
@@ -12,6 +13,7 @@ use bhgrade::sandbox::{LayerName, Sandbox};
 use bhgrade::verdict::Verdict;
 
 use crate::hostile::{verdicts, VICTIM};
+use crate::nonroot::{marker_with_subordinate_ids, setpriv_as_root, Marker, SUBIDS_USER};
 use crate::support::{bhgrade, copy_tree, repo, typed};
 
 /// Whether this machine proves every layer in `needs`; if not, `test` is skipped (a failure
@@ -37,48 +39,161 @@ fn a_student_who_fills_the_disk_fails_alone() {
     if !has_layers("a_student_who_fills_the_disk_fails_alone", &[LayerName::DiskQuota, LayerName::PristineRuns]) {
         return;
     }
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let small = tmp.path().join("small");
-    fs::create_dir(&small).expect("mkdir");
-    let target = std::ffi::CString::new(small.to_str().expect("UTF-8 path")).expect("no NUL");
-    // SAFETY: NUL-terminated strings that outlive the call.
-    let mounted = unsafe {
-        libc::mount(c"tmpfs".as_ptr(), target.as_ptr(), c"tmpfs".as_ptr(), 0, c"size=256m,mode=0755".as_ptr().cast())
-    };
-    assert_eq!(mounted, 0, "mount a small tmpfs: {}", std::io::Error::last_os_error());
-    let class = tmp.path().join("class");
+    let small = SmallDisk::mount();
+    let class = small.base.path().join("class");
     for case in ["disk-filler", "home-filler"] {
         copy_tree(&repo().join("fixtures/hostile").join(case), &class.join(case));
     }
     fs::write(class.join("home-filler/src/hints.txt"), "disk_mb=64\n").expect("hints");
     copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &class.join(VICTIM));
-    let out = tmp.path().join("out");
-    let output = bhgrade()
-        .args(["mark", "--jobs", "2", "--disk-mb", "64", "--suite"])
-        .arg(repo().join("fixtures/suites/hostile"))
-        .arg("--out")
-        .arg(&out)
-        .arg(&class)
-        .env("TMPDIR", &small)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .expect("run bhgrade mark");
-    let left = fs::read_dir(&small).map(|d| d.count()).unwrap_or(0);
-    // SAFETY: a NUL-terminated path this test mounted.
-    unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    let (output, out) = small.mark(None, &class);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    let report = |name: &str| -> serde_json::Value {
-        serde_json::from_str(&fs::read_to_string(out.join(format!("students/{name}.json"))).expect("report"))
-            .expect("JSON")
-    };
-    let victim = report(VICTIM);
+    let victim = report(&out, VICTIM);
     assert_eq!(victim["score"], victim["max_score"], "{stderr}");
-    let filler = report("disk-filler");
-    assert_eq!(typed(&filler["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{filler:#}");
-    let home_filler = report("home-filler");
+    assert_filled_its_own_disk(&report(&out, "disk-filler"));
+    let home_filler = report(&out, "home-filler");
     assert_eq!(verdicts(&home_filler)[0].1, Some(Verdict::Accepted), "{home_filler:#}");
-    assert_eq!(left, 0, "scratch left on the small file system");
+    assert_eq!(small.unmount(), 0, "scratch left on the small file system");
+}
+
+/// The same build, `disk-filler`, marked by an ordinary user (`nobody`, and the user with
+/// subordinate ids CI makes), beside two correct classmates on a scratch file system of 256 MiB
+/// with 64 MiB each, and without a memory cgroup (none is delegated to them here): bhgrade's
+/// own user and mount namespace gives each submission a tmpfs of its own as root's mounts do,
+/// so both classmates get full marks and the filler a failed build of its own doing, stored: a
+/// second marking into the same folder redoes nothing (every stored result is the same file).
+/// Needs root (to become the markers), `setpriv`, and the user `bhgrade-subids`.
+#[test]
+fn an_ordinary_users_student_who_fills_the_disk_fails_alone() {
+    let test = "an_ordinary_users_student_who_fills_the_disk_fails_alone";
+    let Some(setpriv) = setpriv_as_root(test) else { return };
+    let Some(with_subids) = marker_with_subordinate_ids() else {
+        return crate::skip::skipped(test, format!("needs the user {SUBIDS_USER} with subordinate ids"));
+    };
+    for marker in [Marker { uid: 65534, gid: 65534, subordinate: None }, with_subids] {
+        let small = SmallDisk::mount();
+        let class = small.base.path().join("class");
+        copy_tree(&repo().join("fixtures/hostile/disk-filler"), &class.join("disk-filler"));
+        for name in [VICTIM, "classmate"] {
+            copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &class.join(name));
+        }
+        let owner = format!("{}:{}", marker.uid, marker.gid);
+        let chown = std::process::Command::new("chown").args(["-R", &owner]).arg(small.base.path()).status();
+        assert!(chown.expect("chown").success());
+        let who = format!("uid {}", marker.uid);
+        let mut stored = None;
+        for marking in ["first", "second"] {
+            let (output, out) = small.mark(Some((setpriv, &marker)), &class);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(0), "{who}, {marking} marking: {stderr}");
+            for name in [VICTIM, "classmate"] {
+                let classmate = report(&out, name);
+                assert_eq!(classmate["score"], classmate["max_score"], "{who}: {name}: {stderr}");
+            }
+            let filler = report(&out, "disk-filler");
+            assert_filled_its_own_disk(&filler);
+            let layers = &filler["environment"]["isolation"];
+            assert!(layers.as_array().is_some_and(|l| l.iter().any(|n| n == "disk quota")), "{who}: {layers}");
+            let files = stored_files(&out);
+            assert!(!files.is_empty(), "{who}: nothing stored");
+            match &stored {
+                None => stored = Some(files),
+                Some(first) => assert_eq!(first, &files, "{who}: the second marking redid stored work"),
+            }
+        }
+        assert_eq!(small.unmount(), 0, "{who}: scratch left on the small file system");
+    }
+}
+
+/// A failed build that says it filled its own disk of 64 MiB.
+fn assert_filled_its_own_disk(filler: &serde_json::Value) {
+    assert_eq!(typed(&filler["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{filler:#}");
+    let detail = filler["build"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.contains("it filled its disk of 64 MiB"), "{detail}");
+}
+
+/// Every file of the result store in `out`, with its inode: a result redone is written anew.
+fn stored_files(out: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut files: Vec<_> = walkdir::WalkDir::new(out.join(".bhgrade-results"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && !e.file_name().to_string_lossy().starts_with(".lock"))
+        .map(|e| (e.path().to_path_buf(), e.metadata().expect("stat").ino()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn report(out: &Path, name: &str) -> serde_json::Value {
+    let text = fs::read_to_string(out.join(format!("students/{name}.json"))).expect("report");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// A scratch file system of 256 MiB that anyone may write (a tmpfs this test mounts), in a
+/// folder anyone may pass through.
+struct SmallDisk {
+    base: tempfile::TempDir,
+    small: std::path::PathBuf,
+}
+
+impl SmallDisk {
+    fn mount() -> SmallDisk {
+        let base = tempfile::tempdir().expect("tempdir");
+        fs::set_permissions(base.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+        let small = base.path().join("small");
+        fs::create_dir(&small).expect("mkdir");
+        let target = std::ffi::CString::new(small.to_str().expect("UTF-8 path")).expect("no NUL");
+        // SAFETY: NUL-terminated strings that outlive the call.
+        let mounted = unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                target.as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                c"size=256m,mode=1777".as_ptr().cast(),
+            )
+        };
+        assert_eq!(mounted, 0, "mount a small tmpfs: {}", std::io::Error::last_os_error());
+        SmallDisk { base, small }
+    }
+
+    /// `bhgrade mark` of `class` with the hostile suite, 64 MiB each, as `marker` (else as
+    /// this test's user); its output and the output folder.
+    fn mark(&self, marker: Option<(&str, &Marker)>, class: &Path) -> (std::process::Output, std::path::PathBuf) {
+        let out = self.base.path().join("out");
+        let mut command = match marker {
+            Some((setpriv, marker)) => {
+                let mut command = std::process::Command::new(setpriv);
+                command
+                    .arg(format!("--reuid={}", marker.uid))
+                    .arg(format!("--regid={}", marker.gid))
+                    .arg("--clear-groups")
+                    .arg(assert_cmd::cargo::cargo_bin("bhgrade"));
+                command
+            }
+            None => std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade")),
+        };
+        command
+            .args(["mark", "--jobs", "3", "--disk-mb", "64", "--suite"])
+            .arg(repo().join("fixtures/suites/hostile"))
+            .arg("--out")
+            .arg(&out)
+            .arg(class)
+            .env("TMPDIR", &self.small)
+            .env("HOME", self.base.path());
+        (command.output().expect("run bhgrade mark"), out)
+    }
+
+    /// Unmount it; how many entries bhgrade left there.
+    fn unmount(&self) -> usize {
+        let left = fs::read_dir(&self.small).map(|d| d.count()).unwrap_or(0);
+        let target = std::ffi::CString::new(self.small.to_str().expect("UTF-8 path")).expect("no NUL");
+        // SAFETY: a NUL-terminated path this test mounted.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+        left
+    }
 }
 
 /// `state-carry` leaves work in its working folder, HOME and /tmp for the next run, marked with
