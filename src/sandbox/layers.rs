@@ -189,7 +189,8 @@ impl Sandbox {
                     false,
                     format!(
                     "{filter:?} installed before exec and proven here: keyrings, terminal injection ioctls, ptrace, \
-                     bpf, perf, mounts and namespaces fail with EPERM (each is also closed by its own layer)"
+                     bpf, perf, mounts and namespaces fail with EPERM (each is also closed by its own layer), and \
+                     SysV shared memory (shmget), which only a memory cgroup would count"
                 ),
                 ),
                 Err(why) => {

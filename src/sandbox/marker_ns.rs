@@ -13,9 +13,9 @@
 //! harness's files, paths and permissions are what they were; what is new is that its mounts
 //! are its own, gone with it.
 //!
-//! The harness keeps three capabilities there (mounting, and writing its runs' id maps, which
-//! it did through the setuid helpers before) and drops the rest, so that it reads and writes no
-//! file it could not before. Its mounts are shared with the namespaces its parked supervisors
+//! The harness keeps four capabilities there (mounting, writing its runs' id maps, which it did
+//! through the setuid helpers before, and reading what a lent id's processes hold open) and
+//! drops the rest, so that it writes no file it could not before. Its mounts are shared with the namespaces its parked supervisors
 //! made before them (a tmpfs mounted for a submission reaches every run's), never with the
 //! machine's.
 
@@ -36,9 +36,10 @@ pub(crate) struct Entered {
     pub(crate) lent: Option<(u32, u32)>,
 }
 
-/// Capabilities kept inside: `CAP_SETGID`, `CAP_SETUID` (the runs' id maps) and
-/// `CAP_SYS_ADMIN` (each submission's tmpfs).
-const KEPT_CAPABILITIES: u32 = (1 << 6) | (1 << 7) | (1 << 21);
+/// Capabilities kept inside: `CAP_SETGID`, `CAP_SETUID` (the runs' id maps), `CAP_SYS_ADMIN`
+/// (each submission's tmpfs) and `CAP_DAC_READ_SEARCH` (the memory watcher lists the open files
+/// of a run's processes in `/proc`, which are a lent id's and closed to the marker: `held.rs`).
+const KEPT_CAPABILITIES: u32 = (1 << 2) | (1 << 6) | (1 << 7) | (1 << 21);
 
 /// Enter the harness's own user and mount namespace (an ordinary user only; root mounts in the
 /// machine's), with the subordinate ids `identities` asks for where the marker has them. Call

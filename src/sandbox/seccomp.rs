@@ -14,7 +14,8 @@
 //! `kexec_*`, modules, `open_by_handle_at`, `iopl`/`ioperm`, `syslog`, `acct`, `quotactl`,
 //! swap and `reboot`); and every way to change the mount table or join or make namespaces
 //! (`mount` and the new mount API, `umount2`, `pivot_root`, `chroot`, `setns`, `unshare`, and
-//! `clone` with a namespace flag); and making a unix-domain socket (`socket(AF_UNIX, ...)`; a
+//! `clone` with a namespace flag); SysV shared memory (`shmget`: memory outside every counter
+//! but a memory cgroup's); and making a unix-domain socket (`socket(AF_UNIX, ...)`; a
 //! connected pair from `socketpair` is still allowed). `clone3`, whose flags live in memory a filter cannot read,
 //! fails with `ENOSYS`, so the C library falls back to `clone` (as Docker's default profile does).
 //! On x86_64 every x32 system call fails with `EPERM` too (their numbers would slip past the
@@ -106,6 +107,10 @@ fn always_denied() -> Vec<libc::c_long> {
         libc::SYS_move_mount,
         libc::SYS_open_tree,
         libc::SYS_mount_setattr,
+        // SysV shared memory: a segment no process maps is memory no counter of the run's
+        // processes shows, and without a memory cgroup nothing would count it; refused for every
+        // run alike, so that a grade never depends on the machine's cgroups.
+        libc::SYS_shmget,
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([libc::SYS_iopl, libc::SYS_ioperm]);

@@ -51,6 +51,10 @@ const CORPUS: &[Case] = &[
     case("binary-output", &[Verdict::FormatError]),
     case("heap-exhaustion", &[Verdict::MemoryLimit]),
     case("native-memory", &[Verdict::MemoryLimit]),
+    // Memory no process maps: a memory cgroup charges it, and without one bhgrade counts the
+    // memfds; SysV shared memory is refused to every run (seccomp).
+    case("memfd-hoard", &[Verdict::MemoryLimit]),
+    Case { needs: &[LayerName::Seccomp], ..case("shm-hoard", &[Verdict::Accepted]) },
     case("stack-overflow", &[Verdict::RuntimeError]),
     case("crash-signal", &[Verdict::RuntimeError]),
     case("exit-1", &[Verdict::RuntimeError]),
