@@ -5,6 +5,7 @@
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::Path;
 use std::time::Duration;
 
 use super::outcome::Exit;
@@ -453,8 +454,13 @@ pub(crate) fn memory_of(pids: &[i32], proportional: bool) -> u64 {
 /// The bytes in use on the tmpfs at `at` (absolute) in the root of process `pid`, if that is a
 /// tmpfs.
 pub(crate) fn tmpfs_bytes(pid: i32, at: &str) -> Option<u64> {
+    tmpfs_used(Path::new(&format!("/proc/{pid}/root{at}")))
+}
+
+/// The bytes in use on the tmpfs holding `path` (`None` if it is on another kind of file system).
+pub(crate) fn tmpfs_used(path: &Path) -> Option<u64> {
     const TMPFS_MAGIC: u64 = 0x0102_1994;
-    let path = std::ffi::CString::new(format!("/proc/{pid}/root{at}")).ok()?;
+    let path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: zeroed statfs is a valid out-parameter; the path is NUL-terminated.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: see above.

@@ -13,6 +13,7 @@
 //! run is killed, then the supervisor is reaped, then the pipes are drained briefly.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::child::{self, Exec, AFFINITY_WORDS};
@@ -105,6 +106,7 @@ fn start(
     exec: &Exec,
     cpus: Option<&str>,
     landlock: Option<RawFd>,
+    copy_disk: Option<(PathBuf, u64)>,
 ) -> Result<(Running, [OwnedFd; 3], OwnedFd, Instant), SandboxError> {
     let pool = sb.pool();
     let spawn_err = |source| SandboxError::Spawn { program: cmd.program.to_string_lossy().into_owned(), source };
@@ -136,7 +138,8 @@ fn start(
         // Only the run's processes may hold the other ends now.
         drop((stdin_read, stdout_write, stderr_write, report_write, error_write));
         let own_tmpfs = sb.own_root_active() && sb.pristine.is_ok();
-        let running = Running { pid, init: sb.pidns.is_ok(), cgroup, reaped: false, own_tmpfs };
+        let running =
+            Running { pid, init: sb.pidns.is_ok(), cgroup, reaped: false, own_tmpfs, copy_disk: copy_disk.clone() };
         if let Err(e) = sent {
             // A pooled supervisor that died while parked: park a fresh one.
             if retry {
@@ -171,8 +174,16 @@ pub(crate) fn run(sb: &Sandbox, cmd: &Command, limits: &Limits) -> Result<RunOut
     // Its home is handed to a user root switches to; a subordinate id's home is in the box's tmpfs.
     let folder = RunFolder::new(&sb.scratch_root, sb.user_of(cmd).filter(|_| sb.subids.is_err()))?;
     let (exec, cpuset, ruleset) = prepare(sb, cmd, limits, &folder, &place)?;
+    // Without a memory cgroup to charge them, what it writes on its submission's disk of its own
+    // (a build, in its copy) is counted as its memory, from what is there now.
+    let copy_disk = match &place {
+        WorkingFolder::InCopy(at) if sb.quota.is_ok() && !sb.memory_cgroup_active() => {
+            procs::tmpfs_used(at).map(|used| (at.clone(), used))
+        }
+        WorkingFolder::InCopy(_) | WorkingFolder::Outside | WorkingFolder::Escapes(_) => None,
+    };
     let (mut running, pipes, report_read, started) =
-        start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd))?;
+        start(sb, cmd, limits, &exec, cpuset.as_deref(), ruleset.as_ref().map(Ruleset::raw_fd), copy_disk)?;
     drop(ruleset);
     let exit = ExitWatch::new(running.pid, sb.pidfd.is_ok()).map_err(os("watching the program"))?;
     let mut pump = Pump::new(pipes, &cmd.stdin, limits.output_bytes).map_err(os("pipes"))?;

@@ -10,6 +10,7 @@
 //! programs that compute slowly because the machine is busy: at the deadline, a run whose CPU
 //! time still grows is given more time, in steps, up to a hard cap (see [`STILL_COMPUTING`]).
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::cgroup::RunCgroup;
@@ -28,6 +29,10 @@ pub(crate) struct Running {
     /// The run writes into a tmpfs of its own (`root.rs`), shown at `/tmp` in its root: its
     /// pages are the run's memory too.
     pub(crate) own_tmpfs: bool,
+    /// Its submission's disk of its own (a tmpfs), with the bytes in use there when it
+    /// started: what it writes there (a build, into its copy) is memory too, which a memory
+    /// cgroup would charge it.
+    pub(crate) copy_disk: Option<(PathBuf, u64)>,
 }
 
 impl Running {
@@ -47,7 +52,7 @@ impl Running {
 
     /// The memory the run holds without a memory cgroup to count it: the resident memory of
     /// the program's processes (every process of the run's tree but the supervisor and its
-    /// init), what it wrote into its own tmpfs and the memory files it holds open unmapped
+    /// init), what it wrote into its own tmpfs and into its submission's, and the memory files it holds open unmapped
     /// (files no process maps are pages all the same: see `held`). Resident memory by the cheap per-process counters, and when the sum is over
     /// `limit`, by the proportional figure (pages shared after a fork counted once) that decides.
     pub(crate) fn tree_memory(&self, limit: u64) -> u64 {
@@ -60,7 +65,11 @@ impl Running {
         } else {
             None
         };
-        let unseen = written.unwrap_or(0) + super::held::unmapped_memfd_bytes(&pids);
+        let in_copy = self
+            .copy_disk
+            .as_ref()
+            .and_then(|(path, at_start)| procs::tmpfs_used(path).map(|now| now.saturating_sub(*at_start)));
+        let unseen = written.unwrap_or(0) + in_copy.unwrap_or(0) + super::held::unmapped_memfd_bytes(&pids);
         let quick = procs::memory_of(&pids, false) + unseen;
         if quick <= limit {
             return quick;

@@ -106,6 +106,41 @@ fn an_ordinary_users_student_who_fills_the_disk_fails_alone() {
     }
 }
 
+/// What a build writes into its copy is memory (its disk is a tmpfs): with a build memory limit
+/// of 128 MiB under a disk of 512 MiB, `disk-filler` is stopped at its memory limit as root (the
+/// memory cgroup charges the pages) and as `nobody` (no memory cgroup: bhgrade counts what the
+/// build added to its disk), the same verdict however it is marked. Needs root and `setpriv`.
+#[test]
+fn a_build_that_writes_past_its_memory_limit_into_its_copy_is_stopped_there_whoever_marks() {
+    let test = "a_build_that_writes_past_its_memory_limit_into_its_copy_is_stopped_there_whoever_marks";
+    let Some(setpriv) = setpriv_as_root(test) else { return };
+    if !has_layers(test, &[LayerName::DiskQuota, LayerName::CgroupMemory]) {
+        return;
+    }
+    let nobody = Marker { uid: 65534, gid: 65534, subordinate: None };
+    for marker in [None, Some((setpriv, &nobody))] {
+        let small = SmallDisk::mount();
+        let base = small.base.path();
+        copy_tree(&repo().join("fixtures/hostile/disk-filler"), &base.join("class/disk-filler"));
+        copy_tree(&repo().join("fixtures/suites/hostile"), &base.join("suite"));
+        let yaml = fs::read_to_string(base.join("suite/suite.yaml")).expect("suite.yaml");
+        let build = "  limits: { wall_seconds: 10, output_kb: 64 }";
+        assert!(yaml.contains(build), "the hostile suite's build limits changed");
+        let lowered = yaml.replace(build, "  limits: { wall_seconds: 10, output_kb: 64, memory_mb: 128 }");
+        fs::write(base.join("suite/suite.yaml"), lowered).expect("suite.yaml");
+        let chown = std::process::Command::new("chown").args(["-R", "65534:65534"]).arg(base).status();
+        assert!(chown.expect("chown").success());
+        let (output, out) = small.mark_with(marker, &base.join("class"), &base.join("suite"), 512);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let filler = report(&out, "disk-filler");
+        assert_eq!(typed(&filler["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{filler:#}");
+        let detail = filler["build"]["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains("memory limit of 128 MiB"), "as uid {:?}: {detail}", marker.map(|m| m.1.uid));
+        small.unmount();
+    }
+}
+
 /// A failed build that says it filled its own disk of 64 MiB.
 fn assert_filled_its_own_disk(filler: &serde_json::Value) {
     assert_eq!(typed(&filler["build"]["verdict"]), Some(BuildVerdict::BuildFailed), "{filler:#}");
@@ -162,6 +197,18 @@ impl SmallDisk {
     /// `bhgrade mark` of `class` with the hostile suite, 64 MiB each, as `marker` (else as
     /// this test's user); its output and the output folder.
     fn mark(&self, marker: Option<(&str, &Marker)>, class: &Path) -> (std::process::Output, std::path::PathBuf) {
+        self.mark_with(marker, class, &repo().join("fixtures/suites/hostile"), 64)
+    }
+
+    /// `bhgrade mark` of `class` with `suite` and `disk_mb` each, as `marker` (else as this
+    /// test's user).
+    fn mark_with(
+        &self,
+        marker: Option<(&str, &Marker)>,
+        class: &Path,
+        suite: &Path,
+        disk_mb: u64,
+    ) -> (std::process::Output, std::path::PathBuf) {
         let out = self.base.path().join("out");
         let mut command = match marker {
             Some((setpriv, marker)) => {
@@ -176,8 +223,8 @@ impl SmallDisk {
             None => std::process::Command::new(assert_cmd::cargo::cargo_bin("bhgrade")),
         };
         command
-            .args(["mark", "--jobs", "3", "--disk-mb", "64", "--suite"])
-            .arg(repo().join("fixtures/suites/hostile"))
+            .args(["mark", "--jobs", "3", "--disk-mb", &disk_mb.to_string(), "--suite"])
+            .arg(suite)
             .arg("--out")
             .arg(&out)
             .arg(class)
