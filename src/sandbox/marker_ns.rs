@@ -20,7 +20,7 @@
 //! machine's.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::sync::OnceLock;
 
 use super::procs;
@@ -117,6 +117,7 @@ fn try_enter(identities: Option<(u32, u32)>) -> Result<Entered, String> {
 /// Make the namespaces in a child, map them (with `subids`, else the marker's own ids alone),
 /// and join them; the child then goes. The working folder stays what it was.
 fn join(subids: Option<&SubIds>) -> Result<(), String> {
+    let pipe = || subids::pipe().map_err(|e| format!("pipe: {e}"));
     let (ask, answer) = (pipe()?, pipe()?);
     let here = std::env::current_dir().map_err(|e| format!("finding the working folder: {e}"))?;
     let (uid, gid) = (procs::uid(), procs::gid());
@@ -203,15 +204,4 @@ fn keep_only(kept: u32) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
-}
-
-/// A pipe's read and write ends, closed on exec and when dropped.
-fn pipe() -> Result<(OwnedFd, OwnedFd), String> {
-    let mut ends = [0; 2];
-    // SAFETY: pointer to a live array of two fds.
-    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(format!("pipe: {}", io::Error::last_os_error()));
-    }
-    // SAFETY: both fds were just made and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
 }

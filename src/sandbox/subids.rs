@@ -257,8 +257,8 @@ fn is_setuid_root(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.uid() == 0 && m.mode() & 0o4000 != 0)
 }
 
-/// A pipe's read and write ends, closed when dropped.
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+/// A pipe's read and write ends, closed on exec and when dropped.
+pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut ends = [0 as RawFd; 2];
     // SAFETY: pointer to a live array of two fds.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
