@@ -46,3 +46,4 @@ pub mod memo;
 pub mod parse_util;
 pub mod referee;
 pub mod rng;
+pub mod superpuzz;

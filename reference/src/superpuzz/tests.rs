@@ -1,0 +1,62 @@
+//! The solver against what it does not share code with: every line it finds passes Gaps'
+//! checker under the common variant, and its lengths and its "unsolvable" are the breadth-first
+//! oracle's (which meets positions in order of distance, so its first win is a shortest one).
+
+use super::solve::{misplaced, solve, Order, Outcome};
+use crate::gaps::check::check;
+use crate::gaps::generate::deal;
+use crate::gaps::model::{move_integers, Variant};
+use crate::gaps::oracle::{decide, Decision};
+
+/// Plenty for a 4×6 deal (the breadth-first walk meets at most a few hundred thousand).
+const CAP: usize = 5_000_000;
+
+fn differential(width: u32, seeds: std::ops::Range<i64>) -> (usize, usize) {
+    let (mut won, mut lost) = (0, 0);
+    for seed in seeds {
+        let layout = deal(seed, width, 4);
+        let oracle = decide(&layout, Variant::Common, CAP);
+        match (solve(&layout, Order::Optimal, CAP), oracle) {
+            (Outcome::Solved { moves, optimal: true, .. }, Decision::Winnable(shortest)) => {
+                assert!(check(&layout, Variant::Common, &move_integers(&moves)).is_solution(), "seed {seed}");
+                assert_eq!(moves.len(), shortest.len(), "seed {seed}: not the oracle's length");
+                assert!(misplaced(&layout) as usize <= moves.len(), "seed {seed}: the bound overestimates");
+                won += 1;
+            }
+            (Outcome::Unsolvable { .. }, Decision::Unwinnable { .. }) => lost += 1,
+            (solver, oracle) => panic!("seed {seed}: the solver says {solver:?}, the oracle {oracle:?}"),
+        }
+    }
+    (won, lost)
+}
+
+#[test]
+fn shortest_wins_are_the_oracles_on_4x6_deals() {
+    let (won, lost) = differential(6, 1..41);
+    assert!(won > 20 && lost > 0, "{won} won, {lost} lost: the deals should hold both");
+}
+
+#[test]
+fn weighted_search_finds_valid_wins_no_shorter_than_the_optimum() {
+    for seed in 1..21 {
+        let layout = deal(seed, 6, 4);
+        let optimal = solve(&layout, Order::Optimal, CAP);
+        let weighted = solve(&layout, Order::Weighted(1.8), CAP);
+        match (optimal, weighted) {
+            (Outcome::Solved { moves: best, .. }, Outcome::Solved { moves, optimal: false, .. }) => {
+                assert!(check(&layout, Variant::Common, &move_integers(&moves)).is_solution(), "seed {seed}");
+                assert!(moves.len() >= best.len(), "seed {seed}");
+            }
+            (Outcome::Unsolvable { .. }, Outcome::Unsolvable { .. }) => {}
+            (optimal, weighted) => panic!("seed {seed}: {optimal:?} but weighted {weighted:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_won_deal_needs_no_move_and_the_cap_is_kept() {
+    let won = crate::gaps::parse::parse_layout("w", "3 2\n1 2 3 0\n4 5 6 0\n").unwrap();
+    assert_eq!(solve(&won, Order::Optimal, 10), Outcome::Solved { moves: vec![], optimal: true, positions: 1 });
+    let layout = deal(7, 6, 4);
+    assert!(matches!(solve(&layout, Order::Optimal, 3), Outcome::GaveUp { .. } | Outcome::Solved { .. }));
+}
