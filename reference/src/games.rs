@@ -56,6 +56,13 @@ pub const GAMES: &[Game] = &[
         command: crate::gaps::cli::GapsCli::command,
         main: crate::gaps::cli::main,
     },
+    Game {
+        name: "superpuzz",
+        about: "Superpuzz (seed 003's game: Gaps' common variant on 4 suits, marked by the fewest moves)",
+        referee: || Box::new(crate::superpuzz::referee::SuperpuzzReferee::default()),
+        command: crate::superpuzz::cli::SuperpuzzCli::command,
+        main: crate::superpuzz::cli::main,
+    },
 ];
 
 /// The names a suite may give as its `game:`, oldest practical first.

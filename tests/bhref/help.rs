@@ -138,7 +138,7 @@ fn usage_errors_are_bhref_messages_with_status_2() {
         (&["check", "p.txt"][..], "tip: the commands are upper-case words: 'CHECK'"),
         (&["--game", "latebinding", "solvegrace"], "'SOLVEGRACE'"),
         (&["--game", "latebinding", "CHECKWORM", "p.txt"], "unrecognized subcommand 'CHECKWORM'"),
-        (&["--game", "chess", "GEN", "1"], "[possible values: blackhole, latebinding, gaps]"),
+        (&["--game", "chess", "GEN", "1"], "[possible values: blackhole, latebinding, gaps, superpuzz]"),
         (&["SOLVE", "p.txt", "--nodes", "many"], "--nodes <N>': expected a whole number, not `many`"),
         (&["SOLVE", "p.txt", "--time-limit", "-3"], "expected a number of seconds"),
         (&["GEN", "x"], "the seed must be an integer"),

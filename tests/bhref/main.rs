@@ -6,3 +6,4 @@ mod contract;
 mod gaps;
 mod help;
 mod latebinding;
+mod superpuzz;

@@ -60,3 +60,39 @@ fn a_won_deal_needs_no_move_and_the_cap_is_kept() {
     let layout = deal(7, 6, 4);
     assert!(matches!(solve(&layout, Order::Optimal, 3), Outcome::GaveUp { .. } | Outcome::Solved { .. }));
 }
+
+mod referee {
+    use crate::gaps::generate::generate;
+    use crate::referee::{Instance, Judgement, Referee, SecondOpinion};
+    use crate::superpuzz::referee::SuperpuzzReferee;
+
+    /// A solve test's stored win is a shortest one, its optimum that length, the oracle agrees;
+    /// a longer valid win is accepted and measured longer; a broken one is wrong.
+    #[test]
+    fn a_solve_test_stores_a_shortest_win_and_judges_any_valid_one() {
+        let referee = SuperpuzzReferee::default();
+        let text = generate(3, 6, 4);
+        let deal = Instance { name: "deal", text: &text };
+        let expected = referee.expected("solve", deal, None).unwrap();
+        assert_eq!(expected.answer, "1");
+        let optimum = referee.optimum("solve", deal).unwrap().expect("a win");
+        let stored = expected.detail.split_whitespace().count() as u64 / 2;
+        assert_eq!(optimum.best.value, stored);
+        assert!(matches!(referee.second_opinion("solve", deal, &expected).unwrap(), SecondOpinion::Confirmed { .. }));
+        let weighted = match super::solve(
+            &crate::gaps::parse::parse_layout("d", &text).unwrap(),
+            super::Order::Weighted(3.0),
+            super::CAP,
+        ) {
+            super::Outcome::Solved { moves, .. } => crate::gaps::model::solution_line(&moves),
+            other => panic!("{other:?}"),
+        };
+        let judge = |line: &str| referee.judge("solve", deal, None, &expected, format!("{line}\n").as_bytes()).unwrap();
+        assert_eq!(judge(&weighted), Judgement::Accepted);
+        let measured = referee.measure("solve", deal, weighted.as_bytes()).unwrap().value;
+        assert!(measured >= stored);
+        let broken: Vec<&str> = expected.detail.split_whitespace().collect();
+        assert!(matches!(judge(&broken[..broken.len() - 2].join(" ")), Judgement::WrongAnswer { .. }));
+        assert!(referee.expected("solve", Instance { name: "g", text: &generate(3, 13, 4) }, None).is_err());
+    }
+}
