@@ -67,12 +67,17 @@ fn sysv_objects_die_with_their_run() {
     if skip_without(&sb.ipcns, "ipc namespace", "sysv_objects_die_with_their_run") {
         return;
     }
-    let table = || std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    // Message queues: shared memory is refused to every run (seccomp, below).
+    let table = || std::fs::read_to_string("/proc/sysvipc/msg").unwrap_or_default();
     let before = table();
-    let script = "ipcmk -M 4096 >/dev/null && ipcs -m | grep -c '^0x'";
-    assert_eq!(lines(&sb, tmp.path(), script), ["1"], "the run sees its own segment only");
+    let script = "ipcmk -Q >/dev/null && ipcs -q | grep -c '^0x'";
+    assert_eq!(lines(&sb, tmp.path(), script), ["1"], "the run sees its own queue only");
     assert_eq!(lines(&sb, tmp.path(), script), ["1"], "the next run does not see the first run's");
-    assert_eq!(table(), before, "a segment outlived its run");
+    assert_eq!(table(), before, "a queue outlived its run");
+    if sb.seccomp.is_ok() {
+        let refused = "ipcmk -M 4096 >/dev/null 2>&1; echo $?";
+        assert_ne!(lines(&sb, tmp.path(), refused), ["0"], "a SysV shared-memory segment was made");
+    }
 }
 
 #[test]
