@@ -30,6 +30,7 @@ mod slurm;
 mod stacscheck;
 mod student;
 mod suite;
+mod superpuzz;
 mod support;
 mod terminal;
 mod timing;
