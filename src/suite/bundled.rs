@@ -47,7 +47,7 @@ mod tests {
 
     #[test]
     fn every_bundled_suite_is_found_by_name_in_the_clone() {
-        assert_eq!(names(), ["cs3105-p1", "gaps", "lbs-2022"]);
+        assert_eq!(names(), ["cs3105-p1", "gaps", "lbs-2022", "superpuzz"]);
         assert_eq!(folder("cs3105-p1"), Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cs3105-p1")));
         assert!(folder("lbs-2022").is_some());
     }

@@ -57,34 +57,37 @@ fn a_student_who_fills_the_disk_fails_alone() {
     assert_eq!(small.unmount(), 0, "scratch left on the small file system");
 }
 
-/// The same build, `disk-filler`, marked by an ordinary user (`nobody`, and the user with
-/// subordinate ids CI makes), beside two correct classmates on a scratch file system of 256 MiB
-/// with 64 MiB each, and without a memory cgroup (none is delegated to them here): bhgrade's
-/// own user and mount namespace gives each submission a tmpfs of its own as root's mounts do,
-/// so both classmates get full marks and the filler a failed build of its own doing, stored: a
-/// second marking into the same folder redoes nothing (every stored result is the same file).
-/// Needs root (to become the markers), `setpriv`, and the user `bhgrade-subids`.
+/// The same build, `disk-filler`, beside two correct classmates on a scratch file system of
+/// 256 MiB with 64 MiB each, marked as root (with a memory cgroup) and by an ordinary user
+/// (`nobody`, and the user with subordinate ids CI makes; without a memory cgroup, none being
+/// delegated to them here): bhgrade's own user and mount namespace gives an ordinary user's
+/// submissions a tmpfs each as root's mounts do, so both classmates get full marks and the filler
+/// a failed build of its own doing, stored: a second marking into the same folder redoes nothing
+/// (every stored result is the same file). Needs root, `setpriv`, and the user `bhgrade-subids`.
 #[test]
-fn an_ordinary_users_student_who_fills_the_disk_fails_alone() {
-    let test = "an_ordinary_users_student_who_fills_the_disk_fails_alone";
+fn a_student_who_fills_the_disk_fails_alone_beside_two_classmates_whoever_marks() {
+    let test = "a_student_who_fills_the_disk_fails_alone_beside_two_classmates_whoever_marks";
     let Some(setpriv) = setpriv_as_root(test) else { return };
     let Some(with_subids) = marker_with_subordinate_ids() else {
         return crate::skip::skipped(test, format!("needs the user {SUBIDS_USER} with subordinate ids"));
     };
-    for marker in [Marker { uid: 65534, gid: 65534, subordinate: None }, with_subids] {
+    let nobody = Marker { uid: 65534, gid: 65534, subordinate: None };
+    for marker in [None, Some(&nobody), Some(&with_subids)] {
         let small = SmallDisk::mount();
         let class = small.base.path().join("class");
         copy_tree(&repo().join("fixtures/hostile/disk-filler"), &class.join("disk-filler"));
         for name in [VICTIM, "classmate"] {
             copy_tree(&repo().join("fixtures/submissions").join(VICTIM), &class.join(name));
         }
-        let owner = format!("{}:{}", marker.uid, marker.gid);
-        let chown = std::process::Command::new("chown").args(["-R", &owner]).arg(small.base.path()).status();
-        assert!(chown.expect("chown").success());
-        let who = format!("uid {}", marker.uid);
+        if let Some(marker) = marker {
+            let owner = format!("{}:{}", marker.uid, marker.gid);
+            let chown = std::process::Command::new("chown").args(["-R", &owner]).arg(small.base.path()).status();
+            assert!(chown.expect("chown").success());
+        }
+        let who = format!("uid {}", marker.map_or(0, |m| m.uid));
         let mut stored = None;
         for marking in ["first", "second"] {
-            let (output, out) = small.mark(Some((setpriv, &marker)), &class);
+            let (output, out) = small.mark(marker.map(|m| (setpriv, m)), &class);
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(0), "{who}, {marking} marking: {stderr}");
             for name in [VICTIM, "classmate"] {

@@ -56,7 +56,8 @@ fn credit_follows_a_solutions_length_and_never_rewards_a_longer_one() {
 /// suite, whose groups leave them nothing (they earned 54.6%, 54.9% and 55.9% before).
 #[test]
 fn the_floor_check_holds_every_bundled_suite_and_fails_one_without_groups() {
-    for suite in ["cs3105-p1", "lbs-2022", "gaps"] {
+    for suite in bhgrade::suite::bundled::names() {
+        let suite = suite.as_str();
         let output = bhgrade().args(["suite", "floor"]).arg(repo().join("suites").join(suite)).output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert!(output.status.success(), "{suite}: {stdout}{}", String::from_utf8_lossy(&output.stderr));
@@ -87,7 +88,8 @@ fn programs_that_never_read_their_input_earn_at_most_five_percent_of_each_bundle
         crate::support::copy_tree(&repo().join("fixtures/constant-answers"), &submission);
         std::fs::write(submission.join("src/answers.txt"), format!("{check} {solve}\n")).unwrap();
     }
-    for suite in ["cs3105-p1", "lbs-2022", "gaps"] {
+    for suite in bhgrade::suite::bundled::names() {
+        let suite = suite.as_str();
         let out = dir.path().join(suite);
         let output = bhgrade()
             .args(["mark", "--quiet", "--suite"])
