@@ -71,7 +71,7 @@ fn the_floor_check_holds_every_bundled_suite_and_fails_one_without_groups() {
         let output = bhgrade().args(["suite", "floor"]).arg(dir.path()).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{suite} without groups: {stderr}");
-        assert!(stderr.contains("4 programs that never read their input earn more than"), "{stderr}");
+        assert!(stderr.contains("programs that never read their input earn more than"), "{stderr}");
     }
 }
 
