@@ -30,10 +30,13 @@ use super::subids::{self, Inside, SubIds};
 static ENTERED: OnceLock<Result<Entered, String>> = OnceLock::new();
 
 /// The namespace the harness is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entered {
     /// The subordinate ids mapped into it (the first lent id inside, and how many), if any.
     pub(crate) lent: Option<(u32, u32)>,
+    /// Whether each submission's tmpfs can be mounted there and reach its runs, or why not (a
+    /// step after joining failed: the harness stays in the namespace, without that disk).
+    pub(crate) disk: Result<(), String>,
 }
 
 /// Capabilities kept inside: `CAP_SETGID`, `CAP_SETUID` (the runs' id maps), `CAP_SYS_ADMIN`
@@ -54,13 +57,14 @@ pub fn enter(identities: Option<(u32, u32)>) {
 
 /// The namespace the harness entered, if it did.
 pub(crate) fn entered() -> Option<Entered> {
-    ENTERED.get()?.as_ref().ok().copied()
+    ENTERED.get()?.as_ref().ok().cloned()
 }
 
 /// Why the harness is not in a namespace of its own.
 pub(crate) fn why_not() -> String {
     match ENTERED.get() {
         None => "this bhgrade did not enter one (only its command line does, at start)".into(),
+        Some(Ok(Entered { disk: Err(why), .. })) => format!("bhgrade entered one, but {why}"),
         Some(Ok(_)) => "bhgrade is in one".into(),
         Some(Err(why)) => format!("bhgrade could not enter one: {why}"),
     }
@@ -70,14 +74,14 @@ pub(crate) fn why_not() -> String {
 /// with them (written directly), else the machine's (through the setuid helpers).
 pub(crate) fn subids(first: u32, count: u32) -> Result<SubIds, String> {
     match ENTERED.get() {
-        Some(Ok(Entered { lent: Some((lent_first, lent_count)) })) if first == *lent_first => {
+        Some(Ok(Entered { lent: Some((lent_first, lent_count)), .. })) if first == *lent_first => {
             Ok(SubIds::within(first, count.min(*lent_count)))
         }
-        Some(Ok(Entered { lent: Some((lent_first, lent_count)) })) => Err(format!(
+        Some(Ok(Entered { lent: Some((lent_first, lent_count)), .. })) => Err(format!(
             "bhgrade's namespace maps {lent_count} ids from {lent_first}, not the {count} from {first} asked for"
         )),
         // Where the marker has some, the helpers could not map them into bhgrade's namespace.
-        Some(Ok(Entered { lent: None })) => SubIds::find(first, count)
+        Some(Ok(Entered { lent: None, .. })) => SubIds::find(first, count)
             .and_then(|_| Err("they could not be mapped into bhgrade's own user namespace".to_string())),
         None | Some(Err(_)) => SubIds::find(first, count),
     }
@@ -102,16 +106,21 @@ fn try_enter(identities: Option<(u32, u32)>) -> Result<Entered, String> {
         },
         None => join(None).map(|()| None)?,
     };
-    // Mounts made here reach the parked supervisors' namespaces, copied from this one.
+    // Joined: whatever fails now leaves the harness in the namespace, without a disk there.
+    Ok(Entered { lent, disk: share_mounts().and_then(|()| keep_only(KEPT_CAPABILITIES)) })
+}
+
+/// Make the namespace's mounts shared, so that a tmpfs mounted here reaches the parked
+/// supervisors' namespaces, copied from this one before it.
+fn share_mounts() -> Result<(), String> {
     // SAFETY: a flags-only mount call on a static path.
     let shared = unsafe {
         libc::mount(std::ptr::null(), c"/".as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_SHARED, std::ptr::null())
     };
     if shared != 0 {
-        return Err(format!("sharing its mounts: {}", io::Error::last_os_error()));
+        return Err(format!("sharing its mounts failed: {}", io::Error::last_os_error()));
     }
-    keep_only(KEPT_CAPABILITIES).map_err(|e| format!("dropping capabilities: {e}"))?;
-    Ok(Entered { lent })
+    Ok(())
 }
 
 /// Make the namespaces in a child, map them (with `subids`, else the marker's own ids alone),
@@ -180,7 +189,7 @@ fn join(subids: Option<&SubIds>) -> Result<(), String> {
 }
 
 /// Keep only the capabilities in the mask `kept` (the effective and permitted sets).
-fn keep_only(kept: u32) -> io::Result<()> {
+fn keep_only(kept: u32) -> Result<(), String> {
     #[repr(C)]
     struct Header {
         version: u32,
@@ -201,7 +210,7 @@ fn keep_only(kept: u32) -> io::Result<()> {
     ];
     // SAFETY: pointers to a live header and two data words, as capset reads them.
     if unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
+        return Err(format!("dropping its other capabilities failed: {}", io::Error::last_os_error()));
     }
     Ok(())
 }
