@@ -131,7 +131,7 @@ pub(crate) fn private_folder(
 
 /// Whether a size-limited tmpfs can be mounted (and unmounted) under `scratch_root` here.
 pub(crate) fn probe(scratch_root: &Path) -> Result<(), String> {
-    if !super::procs::is_root() && !super::marker_ns::entered().is_some_and(|ns| ns.disk.is_ok()) {
+    if !super::procs::is_root() && super::marker_ns::entered().is_none_or(|ns| ns.disk.is_err()) {
         return Err(format!(
             "only root may mount a file system for each submission, or an ordinary user inside a user and mount \
              namespace of its own; {}",
