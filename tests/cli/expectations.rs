@@ -116,3 +116,20 @@ pub fn check_readme(folder: &Path, from: &str, prefix: &str, line: impl Fn(&str,
     }
     assert!(problems.is_empty(), "{}:\n{}", readme_path.display(), problems.join("\n"));
 }
+
+/// Every sample folder written by a `variants.py` (`fixtures/variants.py`) is still its base
+/// folder plus its one defect: a change to the base that was not carried into a variant fails.
+#[test]
+fn every_fixture_variant_is_its_base_plus_its_defect() {
+    let mut scripts: Vec<PathBuf> = std::fs::read_dir(crate::support::repo().join("fixtures"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join("variants.py"))
+        .filter(|script| script.is_file())
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 3, "{scripts:?}");
+    for script in scripts {
+        let output = std::process::Command::new("python3").arg(&script).arg("--check").output().unwrap();
+        assert!(output.status.success(), "{}: {}", script.display(), String::from_utf8_lossy(&output.stderr));
+    }
+}
