@@ -1,8 +1,11 @@
 //! Measuring searches: what every game's `stats` command and bench reads and prints with.
 //!
-//! Input: counts, sorted samples, the calling thread and process. Output: a 95% Wilson
-//! interval, nearest-rank percentiles, the thread's CPU time and the process's peak memory.
+//! Input: counts, sorted samples, the calling thread and process, a measure of one deal. Output:
+//! a 95% Wilson interval, nearest-rank percentiles, the thread's CPU time, the process's peak
+//! memory, and every deal's measure taken on a number of threads ([`each_on_threads`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The 95% Wilson score interval for `k` successes in `n` trials (sound near 0 and 1, unlike
@@ -40,6 +43,37 @@ pub fn thread_cpu_time() -> Option<Duration> {
         return None;
     }
     Some(Duration::new(u64::try_from(now.tv_sec).ok()?, u32::try_from(now.tv_nsec).ok()?))
+}
+
+/// `measure(i)` for every `i` in `0..count`, in that order, taken on `threads` threads that share
+/// the indices out one at a time (so a slow deal holds up one thread, not a share of the rest).
+pub fn each_on_threads<T: Default + Clone + Send>(
+    count: u64,
+    threads: usize,
+    measure: impl Fn(u64) -> T + Sync,
+) -> Vec<T> {
+    let next = AtomicU64::new(0);
+    let results = Mutex::new(vec![T::default(); count as usize]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= count {
+                    break;
+                }
+                let value = measure(index);
+                results.lock().unwrap_or_else(|e| e.into_inner())[index as usize] = value;
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `work`'s value and the CPU time the calling thread spent on it.
+pub fn thread_cpu_of<T>(work: impl FnOnce() -> T) -> (T, Duration) {
+    let before = thread_cpu_time().unwrap_or_default();
+    let value = work();
+    (value, thread_cpu_time().unwrap_or_default().saturating_sub(before))
 }
 
 /// The process's peak resident set size in KiB (`VmHWM` in `/proc/self/status`).

@@ -11,15 +11,13 @@
 //! (`CLOCK_THREAD_CPUTIME_ID`), so the figures do not depend on how many threads ran.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use super::generate::deal;
 use super::model::Variant;
 use super::play::sample;
 use super::solve::{explore, solve, Budget, Outcome};
-use crate::measure::{peak_rss_kib, percentile, thread_cpu_time, wilson_interval};
+use crate::measure::{each_on_threads, peak_rss_kib, percentile, thread_cpu_of, wilson_interval};
 use crate::rng::{scramble, SplitMix64};
 
 /// What to measure.
@@ -62,9 +60,7 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     let layout = deal(seed, request.ranks, request.suits);
     let budget = Budget { max_nodes: request.budget_nodes, memo_bytes: request.memo_bytes, time: None };
     let budget = if request.no_search { Budget { max_nodes: 0, ..budget } } else { budget };
-    let before = thread_cpu_time().unwrap_or_default();
-    let solution = solve(&layout, request.variant, &budget);
-    let cpu = thread_cpu_time().unwrap_or_default().saturating_sub(before);
+    let (solution, cpu) = thread_cpu_of(|| solve(&layout, request.variant, &budget));
     let (winnable, moves) = match &solution.outcome {
         Outcome::Solved(line) => (Some(true), Some(line.len())),
         Outcome::Unsolvable => (Some(false), None),
@@ -89,21 +85,7 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
 
 /// Measures every deal of `request`, on its threads.
 fn measure_all(request: &StatsRequest) -> Vec<DealFigures> {
-    let next = AtomicU64::new(0);
-    let results = Mutex::new(vec![DealFigures::default(); request.deals as usize]);
-    std::thread::scope(|scope| {
-        for _ in 0..request.threads.max(1) {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                if index >= request.deals {
-                    break;
-                }
-                let figures = measure(request, index);
-                results.lock().unwrap_or_else(|e| e.into_inner())[index as usize] = figures;
-            });
-        }
-    });
-    results.into_inner().unwrap_or_else(|e| e.into_inner())
+    each_on_threads(request.deals, request.threads, |index| measure(request, index))
 }
 
 fn rate(k: u64, n: u64) -> String {

@@ -11,15 +11,13 @@
 //! the figures do not depend on how many threads ran.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use super::solve::{solve, Order, Outcome};
 use crate::gaps::generate::deal;
 use crate::gaps::model::Variant;
 use crate::gaps::oracle::{decide, Decision};
-use crate::measure::{peak_rss_kib, percentile, thread_cpu_time, wilson_interval};
+use crate::measure::{each_on_threads, peak_rss_kib, percentile, thread_cpu_of, wilson_interval};
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -49,15 +47,9 @@ struct DealFigures {
     oracle: Option<(Option<usize>, Duration)>,
 }
 
-fn cpu_of<T>(work: impl FnOnce() -> T) -> (T, Duration) {
-    let before = thread_cpu_time().unwrap_or_default();
-    let value = work();
-    (value, thread_cpu_time().unwrap_or_default().saturating_sub(before))
-}
-
 fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     let layout = deal(request.seed.wrapping_add(index as i64), request.width, 4);
-    let (outcome, cpu) = cpu_of(|| solve(&layout, Order::Optimal, request.cap));
+    let (outcome, cpu) = thread_cpu_of(|| solve(&layout, Order::Optimal, request.cap));
     let mut figures = DealFigures { cpu, ..DealFigures::default() };
     match outcome {
         Outcome::Solved { moves, positions, .. } => {
@@ -72,7 +64,7 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
         }
     }
     if request.oracle {
-        let (decision, cpu) = cpu_of(|| decide(&layout, Variant::Common, request.cap));
+        let (decision, cpu) = thread_cpu_of(|| decide(&layout, Variant::Common, request.cap));
         let length = match decision {
             Decision::Winnable(moves) => Some(Some(moves.len())),
             Decision::Unwinnable { .. } => Some(None),
@@ -85,21 +77,7 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
 
 /// Measures every deal of `request` and writes the report.
 pub fn report(request: &StatsRequest) -> String {
-    let next = AtomicU64::new(0);
-    let figures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..request.threads.max(1) {
-            scope.spawn(|| loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                if index >= request.deals {
-                    break;
-                }
-                let deal = measure(request, index);
-                figures.lock().unwrap_or_else(|e| e.into_inner()).push(deal);
-            });
-        }
-    });
-    summarise(request, &figures.into_inner().unwrap_or_else(|e| e.into_inner()))
+    summarise(request, &each_on_threads(request.deals, request.threads, |index| measure(request, index)))
 }
 
 fn summarise(request: &StatsRequest, deals: &[DealFigures]) -> String {
