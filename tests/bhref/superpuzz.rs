@@ -59,3 +59,14 @@ fn a_deal_that_is_not_4_suits_of_6_to_8_ranks_is_refused_naming_it() {
     assert_eq!(code, 2);
     assert!(err.contains("expected a width of 6, 7 or 8"), "{err}");
 }
+
+#[test]
+fn stats_reports_the_share_the_lengths_the_weighted_excess_and_the_oracles_agreement() {
+    let (code, out, err) = superpuzz(&["stats", "--deals", "6", "--weighted", "1.8", "--oracle", "--threads", "2"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("deals: 6 (GEN 1..6 6 4)\n"), "{out}");
+    for line in ["solvable: ", "optimal moves: mean ", "cpu per deal: median ", "weighted best-first (mu 1.8)"] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(out.contains("breadth-first oracle: same answer and length on 6 of 6 deals"), "{out}");
+}
