@@ -70,3 +70,20 @@ fn stats_reports_the_share_the_lengths_the_weighted_excess_and_the_oracles_agree
     }
     assert!(out.contains("breadth-first oracle: same answer and length on 6 of 6 deals"), "{out}");
 }
+
+/// The held-out oracle (`superpuzz_oracle.py`: Python, written from the rules text alone, its
+/// own deals and its own breadth-first search) agrees with `SOLVE` on every deal it deals,
+/// won and lost alike.
+#[test]
+fn a_held_out_oracle_agrees_with_solve_on_deals_it_deals_itself() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/bhref/superpuzz_oracle.py");
+    let bhref = assert_cmd::cargo::cargo_bin("bhref");
+    let output = std::process::Command::new("python3")
+        .args([script, "--bhref", bhref.to_str().unwrap(), "--deals", "12", "--seed", "2026", "--width", "6"])
+        .output()
+        .expect("python3 runs (CI installs it)");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{out}{}", String::from_utf8_lossy(&output.stderr));
+    let summary = out.lines().last().unwrap_or_default();
+    assert_eq!(summary, "agreed on 12 of 12 deals: 11 won, 1 with no win", "{out}");
+}

@@ -1,25 +1,31 @@
 //! The optimal solver: a Superpuzz deal (a Gaps [`Layout`] of 4 suits, played under the common
 //! variant) and a cap on positions → a shortest win, a proof that there is none, or "gave up".
 //!
-//! A* over positions, each met once (a table of every position with the move it was first
-//! reached by), ordered by `f = g + h`: `g` the moves made, `h` a lower bound on the moves left
-//! that never overestimates and changes by at most one per move, so the first won position taken
-//! from the queue is reached by a shortest line and every position is expanded at most once. The
-//! bound is the seed's N made exact for rows of any suit: a card must move at least once unless
-//! it already lies in the column of its rank; the cards that may stay in one row must be of one
-//! suit, and each suit ends in one row, so the most that may stay is a best matching of suits to
-//! rows ([`misplaced`]). With a weight `μ > 1`, `f = μ·h + g` is the seed's weighted best-first
-//! search (BF1): faster, and its lines are not proven shortest.
+//! Here: the board (its own grid without the Ace column, moves found gap by gap, a position
+//! packed into four words), the bound and the deadlock test, and [`solve`], which lets two
+//! searches take turns: the A* ([`astar`]), whose first win is a shortest one, and a depth-first
+//! walk ([`decide`]) that proves "no win" far more cheaply. Both try only a stubborn set of
+//! moves ([`reduce`]), which keeps every win at its shortest length.
+//!
+//! The bound `h` is the seed's N made exact for rows of any suit: a card must move at least once
+//! unless it already lies in the column of its rank; the cards that may stay in one row must be
+//! of one suit, and each suit ends in one row, so the most that may stay is a best matching of
+//! suits to rows ([`misplaced`]). It never overestimates and changes by at most one per move.
+//! The deadlock test is the seed's constraint test made exact: a card that can never move again
+//! and lies where no win has it makes the position dead ([`Board::stuck`]). With a weight
+//! `μ > 1`, `f = μ·h + g` is the seed's weighted best-first search (BF1): faster, and its lines
+//! are not proven shortest.
 //!
 //! It shares no search code with the breadth-first oracle (`gaps::oracle`), which confirms its
-//! lengths: it keeps its own grid (no Ace column), finds moves gap by gap, and packs a position
-//! into four words.
+//! lengths.
 
-use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, HashMap};
+use std::hash::Hasher;
 
 use crate::gaps::model::{Layout, Move};
+
+mod astar;
+mod decide;
+mod reduce;
 
 /// The most cells a position may have here: 4 rows of up to 8, six bits a cell, ten cells a word.
 pub const MAX_CELLS: usize = 32;
@@ -47,25 +53,63 @@ pub enum Order {
 
 /// The grid right of the Ace column: `rows × width` cells, 0 for a gap; cards numbered as in
 /// the layout (`suit * width + rank + 1`, rank 0 the absent Aces).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Position([u64; 4]);
 
+impl std::hash::Hash for Position {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.iter().for_each(|&word| state.write_u64(word));
+    }
+}
+
+/// The deal's shape, with each card's rank and suit and each cell's row and column worked out
+/// once (the search asks for them millions of times).
 struct Board {
     rows: usize,
     width: usize,
+    rank_of: [u8; 64],
+    suit_of: [u8; 64],
+    row_of: [u8; MAX_CELLS],
+    column_of: [u8; MAX_CELLS],
 }
 
 impl Board {
+    fn new(rows: usize, width: usize) -> Board {
+        let mut board = Board {
+            rows,
+            width,
+            rank_of: [0; 64],
+            suit_of: [0; 64],
+            row_of: [0; MAX_CELLS],
+            column_of: [0; MAX_CELLS],
+        };
+        for card in 1..=(rows * width).min(63) {
+            (board.rank_of[card], board.suit_of[card]) = (((card - 1) % width) as u8, ((card - 1) / width) as u8);
+        }
+        for cell in 0..(rows * width).min(MAX_CELLS) {
+            (board.row_of[cell], board.column_of[cell]) = ((cell / width) as u8, (cell % width) as u8);
+        }
+        board
+    }
+
     fn cells(&self) -> usize {
         self.rows * self.width
     }
 
     fn rank(&self, card: u8) -> usize {
-        (card as usize - 1) % self.width
+        usize::from(self.rank_of[card as usize])
     }
 
     fn suit(&self, card: u8) -> usize {
-        (card as usize - 1) / self.width
+        usize::from(self.suit_of[card as usize])
+    }
+
+    fn row(&self, cell: usize) -> usize {
+        usize::from(self.row_of[cell])
+    }
+
+    fn column(&self, cell: usize) -> usize {
+        usize::from(self.column_of[cell])
     }
 
     fn pack(&self, cells: &[u8]) -> Position {
@@ -87,7 +131,7 @@ impl Board {
     fn moves(&self, cells: &[u8], out: &mut Vec<(u8, usize)>) {
         out.clear();
         for (at, _) in cells.iter().enumerate().filter(|&(_, &card)| card == 0) {
-            if at % self.width == 0 {
+            if self.column(at) == 0 {
                 out.extend((0..self.rows).map(|suit| ((suit * self.width + 2) as u8, at)));
             } else {
                 let left = cells[at - 1];
@@ -108,137 +152,186 @@ impl Board {
         })
     }
 
-    /// The lower bound `h` (see [`misplaced`]).
-    fn bound(&self, cells: &[u8]) -> u32 {
+    /// The cards of `cells` that can never move again, as a set of card numbers: the largest
+    /// set whose every card is stuck while the others in it stay. A card other than a 1 moves
+    /// only into the cell right of the card one below it, so it is stuck while that card stays
+    /// and that cell stays filled (or is off the edge); a 1 moves only into a hole on the left
+    /// edge, so it is stuck while every left-edge cell holds a card that stays. No card of such
+    /// a set can be the first of them to move, so none ever moves. Found by striking out cards
+    /// whose reason fails until none does.
+    fn stuck(&self, cells: &[u8]) -> u64 {
+        // A hole on the left edge frees every 1, so every 2, and so on: nothing is stuck.
+        if (0..self.rows).any(|row| cells[row * self.width] == 0) {
+            return 0;
+        }
+        let mut at = [0u8; 64];
+        let mut stuck = 0u64;
+        for (cell, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
+            at[card as usize] = cell as u8;
+            stuck |= 1 << card;
+        }
+        let stays = |stuck: u64, cell: usize| cells[cell] != 0 && stuck & (1 << cells[cell]) != 0;
+        loop {
+            let before = stuck;
+            let edge_shut = (0..self.rows).all(|row| stays(stuck, row * self.width));
+            // Lower ranks first, so one pass strikes out a whole suit above a card struck out.
+            for rank in 1..self.width {
+                for card in (0..self.rows).map(|suit| (suit * self.width + rank + 1) as u8) {
+                    let still = if rank == 1 {
+                        edge_shut
+                    } else {
+                        let below = at[card as usize - 1] as usize;
+                        stuck & (1 << (card - 1)) != 0
+                            && (self.column(below) == self.width - 1 || stays(stuck, below + 1))
+                    };
+                    if !still {
+                        stuck &= !(1 << card);
+                    }
+                }
+            }
+            if stuck == before {
+                return stuck;
+            }
+        }
+    }
+
+    /// The suits that cards which can never move again ([`Self::stuck`]) force on rows (a set of
+    /// suits for each row), or `None` when the position is dead: such a card lies where no win
+    /// has it (not in the column of its rank, or in a row with another suit's stuck card, or
+    /// apart from its suit's). A dead position's subtree holds no win, so the search drops it.
+    fn forced_suits(&self, cells: &[u8]) -> Option<[u8; 8]> {
+        let stuck = self.stuck(cells);
+        let mut suits_of_row = [u8::MAX; 8];
+        let mut row_of_suit = [u8::MAX; 8];
+        for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0 && stuck & (1 << card) != 0) {
+            let (row, suit) = (self.row(at), self.suit(card));
+            let elsewhere = row_of_suit[suit] != u8::MAX && usize::from(row_of_suit[suit]) != row;
+            suits_of_row[row] &= 1 << suit;
+            row_of_suit[suit] = row as u8;
+            if self.rank(card) != self.column(at) + 1 || elsewhere || suits_of_row[row] == 0 {
+                return None;
+            }
+        }
+        Some(suits_of_row)
+    }
+
+    /// Whether no win can be reached from `cells` by [`Self::forced_suits`]' test.
+    fn dead(&self, cells: &[u8]) -> bool {
+        self.forced_suits(cells).is_none()
+    }
+
+    /// The lower bound `h` (see [`misplaced`]), or `None` when the position is dead: a row
+    /// that holds a card which can never move is that card's suit's, which the best matching
+    /// respects.
+    fn bound(&self, cells: &[u8]) -> Option<u32> {
+        let suits_of_row = self.forced_suits(cells)?;
         let mut may_stay = [[0u32; 8]; 8];
-        for (at, &card) in cells.iter().enumerate() {
-            if card != 0 && self.rank(card) == at % self.width + 1 {
-                may_stay[at / self.width][self.suit(card)] += 1;
+        for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
+            if self.rank(card) == self.column(at) + 1 {
+                may_stay[self.row(at)][self.suit(card)] += 1;
             }
         }
         let cards = (self.rows * (self.width - 1)) as u32;
-        cards - best_matching(&may_stay, self.rows)
+        Some(cards - best_matching(&may_stay, &suits_of_row, self.rows))
     }
 }
 
 /// The most cards that may stay where they lie, over every way of giving each row one suit
-/// (each suit one row): a dynamic programme over the sets of suits given so far.
-fn best_matching(may_stay: &[[u32; 8]; 8], rows: usize) -> u32 {
-    let mut best = vec![0u32; 1 << rows];
+/// (each suit one row) that gives row `r` only a suit of the set `suits_of_row[r]`: a dynamic
+/// programme over the sets of suits given so far.
+fn best_matching(may_stay: &[[u32; 8]; 8], suits_of_row: &[u8; 8], rows: usize) -> u32 {
+    // `UNREACHED` for a set of suits no allowed giving reaches.
+    const UNREACHED: u32 = u32::MAX;
+    let mut best = [UNREACHED; 256];
+    best[0] = 0;
     for set in 0usize..(1 << rows) {
         let row = set.count_ones() as usize;
-        if row >= rows {
+        if row >= rows || best[set] == UNREACHED {
             continue;
         }
-        for suit in (0..rows).filter(|suit| set & (1 << suit) == 0) {
-            let next = set | (1 << suit);
-            best[next] = best[next].max(best[set] + may_stay[row][suit]);
+        for suit in (0..rows).filter(|suit| set & (1 << suit) == 0 && suits_of_row[row] & (1 << suit) != 0) {
+            let gained = best[set] + may_stay[row][suit];
+            let next = &mut best[set | (1 << suit)];
+            *next = if *next == UNREACHED { gained } else { (*next).max(gained) };
         }
     }
-    best[(1 << rows) - 1]
+    // Rows held by stuck cards take their suits, the others share the rest: always possible.
+    let most = best[(1 << rows) - 1];
+    assert_ne!(most, UNREACHED, "a row's stuck cards are of one suit, and a suit's in one row");
+    most
 }
 
 /// The seed's N, made exact for rows of any suit: the fewest cards of `layout` that must still
-/// move (each at least once) before it is won.
-pub fn misplaced(layout: &Layout) -> u32 {
+/// move (each at least once) before it is won; `None` when it can never be won (a card that can
+/// never move lies where no win has it).
+pub fn misplaced(layout: &Layout) -> Option<u32> {
     let (board, cells) = board_of(layout);
     board.bound(&cells)
 }
 
 fn board_of(layout: &Layout) -> (Board, Vec<u8>) {
     let width = layout.deck.ranks as usize;
-    let board = Board { rows: layout.rows(), width };
+    let board = Board::new(layout.rows(), width);
     let cells = layout.cells.chunks(width + 1).flat_map(|row| row[1..].iter().map(|&card| card as u8)).collect();
     (board, cells)
 }
 
-/// One position met: how it was first reached (its parent's index and the move), and `g`.
-struct Met {
-    parent: u32,
-    card: u8,
-    cell: u8,
-    moves: u16,
+/// A hasher for packed positions: one multiply per word, whose high bits mix well.
+#[derive(Default)]
+struct PositionHasher(u64);
+
+impl Hasher for PositionHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&byte| self.write_u64(u64::from(byte)));
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
 }
+
+/// The positions the first, short A* may meet before the walk takes over.
+const FIRST_TRY: usize = 1 << 14;
 
 /// Searches `layout` (4 suits or fewer, at most [`MAX_CELLS`] cells right of the Ace column)
-/// in `order`, meeting at most `cap` positions.
+/// in `order`, meeting at most `cap` positions in any one pass.
+///
+/// The A* finds a shortest win, but proves there is none only by meeting every position it can
+/// reach; the walk ([`decide`]) meets those at a fraction of the cost, and finds some win, of no
+/// known length, where there is one. So a short A* decides most deals; past it the walk decides
+/// whether any win exists, and where one does the A* goes on to find the shortest.
 pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
-    let (board, mut cells) = board_of(layout);
+    let (board, start) = board_of(layout);
     assert!(board.cells() <= MAX_CELLS && board.rows <= 8, "a Superpuzz deal has at most 4 rows of 8");
-    let priority = |moves: u16, bound: u32| -> u64 {
-        // Scaled by 1024 so that a weight keeps its fraction; ties go to the deeper position.
-        let f = match order {
-            Order::Optimal => (u64::from(moves) + u64::from(bound)) * 1024,
-            Order::Weighted(mu) => (f64::from(moves) * 1024.0 + mu * f64::from(bound) * 1024.0) as u64,
-        };
-        (f << 16) | u64::from(u16::MAX - moves)
+    // Each pass starts from the deal (the A* leaves its grid at the last position it took).
+    let mut cells = start.clone();
+    let spent = match astar::a_star(&board, &mut cells, order, FIRST_TRY.min(cap)) {
+        Outcome::GaveUp { positions } if FIRST_TRY < cap => positions,
+        outcome => return outcome,
     };
-    let start = board.pack(&cells);
-    let mut index: HashMap<Position, u32> = HashMap::new();
-    let mut met: Vec<(Position, Met)> = Vec::new();
-    let mut queue = BinaryHeap::new();
-    index.insert(start, 0);
-    met.push((start, Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 }));
-    queue.push(Reverse((priority(0, board.bound(&cells)), 0u32)));
-    let mut expanded = vec![false];
-    let mut moves = Vec::new();
-    while let Some(Reverse((_, at))) = queue.pop() {
-        let at = at as usize;
-        if std::mem::replace(&mut expanded[at], true) {
-            continue;
-        }
-        board.unpack(met[at].0, &mut cells);
-        if board.won(&cells) {
-            let optimal = order == Order::Optimal;
-            return Outcome::Solved { moves: line_to(&met, at, board.width), optimal, positions: met.len() };
-        }
-        let g = met[at].1.moves + 1;
-        board.moves(&cells, &mut moves);
-        for &(card, cell) in &moves {
-            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
-            cells[from] = 0;
-            cells[cell] = card;
-            let next = board.pack(&cells);
-            let bound = board.bound(&cells);
-            cells[cell] = 0;
-            cells[from] = card;
-            let fresh = match index.entry(next) {
-                Entry::Occupied(seen) => {
-                    // With a consistent bound a position is first expanded by a shortest line;
-                    // a shorter way to one still queued replaces its line.
-                    let seen = *seen.get() as usize;
-                    if expanded[seen] || met[seen].1.moves <= g {
-                        continue;
-                    }
-                    met[seen].1 = Met { parent: at as u32, card, cell: cell as u8, moves: g };
-                    seen
-                }
-                Entry::Vacant(slot) => {
-                    if met.len() >= cap {
-                        return Outcome::GaveUp { positions: met.len() };
-                    }
-                    slot.insert(met.len() as u32);
-                    met.push((next, Met { parent: at as u32, card, cell: cell as u8, moves: g }));
-                    expanded.push(false);
-                    met.len() - 1
-                }
-            };
-            queue.push(Reverse((priority(g, bound), fresh as u32)));
-        }
-    }
-    Outcome::Unsolvable { positions: met.len() }
+    cells.copy_from_slice(&start);
+    let walked = match decide::winnable(&board, &mut cells, cap) {
+        decide::Found::Win { positions } => positions,
+        decide::Found::NoWin { positions } => return Outcome::Unsolvable { positions: spent + positions },
+        decide::Found::GaveUp { positions } => return Outcome::GaveUp { positions: spent + positions },
+    };
+    cells.copy_from_slice(&start);
+    astar::a_star(&board, &mut cells, order, cap).after(spent + walked)
 }
 
-/// The moves from the start to position `at`, in the layout's positions (a row of `width`
-/// cells here is a row of `width + 1` there, the Ace column first).
-fn line_to(met: &[(Position, Met)], mut at: usize, width: usize) -> Vec<Move> {
-    let mut line = Vec::new();
-    while met[at].1.parent != u32::MAX {
-        let step = &met[at].1;
-        let cell = step.cell as usize;
-        line.push(Move { card: u32::from(step.card), to: cell / width * (width + 1) + cell % width + 1 });
-        at = step.parent as usize;
+impl Outcome {
+    /// This outcome, counting also `positions` met by earlier passes.
+    fn after(self, spent: usize) -> Outcome {
+        match self {
+            Outcome::Solved { moves, optimal, positions } => {
+                Outcome::Solved { moves, optimal, positions: positions + spent }
+            }
+            Outcome::Unsolvable { positions } => Outcome::Unsolvable { positions: positions + spent },
+            Outcome::GaveUp { positions } => Outcome::GaveUp { positions: positions + spent },
+        }
     }
-    line.reverse();
-    line
 }

@@ -107,7 +107,14 @@ fn summarise(request: &StatsRequest, deals: &[DealFigures]) -> String {
     let mut positions: Vec<usize> = deals.iter().map(|d| d.positions).collect();
     positions.sort_unstable();
     let at = |q| percentile(&cpu, q).unwrap_or_default().as_secs_f64();
-    let _ = writeln!(out, "cpu per deal: median {:.3} s, p99 {:.3} s, max {:.3} s", at(0.5), at(0.99), at(1.0));
+    let total: f64 = cpu.iter().map(Duration::as_secs_f64).sum();
+    let _ = writeln!(
+        out,
+        "cpu per deal: median {:.3} s, p99 {:.3} s, max {:.3} s; all deals {total:.1} s",
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
     let count = |q| percentile(&positions, q).unwrap_or(0);
     let _ = writeln!(out, "positions per deal: median {}, p99 {}, max {}", count(0.5), count(0.99), count(1.0));
     if let Some(mu) = request.weighted {

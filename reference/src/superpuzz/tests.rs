@@ -20,7 +20,10 @@ fn differential(width: u32, seeds: std::ops::Range<i64>) -> (usize, usize) {
             (Outcome::Solved { moves, optimal: true, .. }, Decision::Winnable(shortest)) => {
                 assert!(check(&layout, Variant::Common, &move_integers(&moves)).is_solution(), "seed {seed}");
                 assert_eq!(moves.len(), shortest.len(), "seed {seed}: not the oracle's length");
-                assert!(misplaced(&layout) as usize <= moves.len(), "seed {seed}: the bound overestimates");
+                assert!(
+                    misplaced(&layout).is_some_and(|bound| bound as usize <= moves.len()),
+                    "seed {seed}: the bound overestimates"
+                );
                 won += 1;
             }
             (Outcome::Unsolvable { .. }, Decision::Unwinnable { .. }) => lost += 1,
@@ -59,6 +62,31 @@ fn a_won_deal_needs_no_move_and_the_cap_is_kept() {
     assert_eq!(solve(&won, Order::Optimal, 10), Outcome::Solved { moves: vec![], optimal: true, positions: 1 });
     let layout = deal(7, 6, 4);
     assert!(matches!(solve(&layout, Order::Optimal, 3), Outcome::GaveUp { .. } | Outcome::Solved { .. }));
+}
+
+/// The deadlock test drops only positions nothing wins: along random games of 4×6 deals, every
+/// position it calls dead the oracle proves unwinnable, and it finds dead ones.
+#[test]
+fn a_position_called_dead_is_one_the_oracle_cannot_win() {
+    let mut rng = crate::rng::SplitMix64::new(45);
+    let (mut dead, mut moves) = (0, Vec::new());
+    for seed in 1..41 {
+        let mut position = deal(seed, 6, 4);
+        let mut place = position.places();
+        for _ in 0..40 {
+            if misplaced(&position).is_none() {
+                assert!(matches!(decide(&position, Variant::Common, CAP), Decision::Unwinnable { .. }), "seed {seed}");
+                dead += 1;
+                break;
+            }
+            position.moves_into(Variant::Common, position.gaps(), &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            position.play(moves[rng.index(moves.len())], &mut place);
+        }
+    }
+    assert!(dead >= 10, "only {dead} random games reached a position called dead");
 }
 
 mod referee {

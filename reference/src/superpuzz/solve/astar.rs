@@ -1,0 +1,150 @@
+//! The A*: a position of a [`Board`] → a shortest win (or, weighted, a short one), a proof that
+//! there is none, or "gave up" past a cap of positions.
+//!
+//! Every position met is tabled with the move it was first reached by, and the queue is ordered
+//! by `f = g + h` (`g` the moves made, `h` the board's bound, which never overestimates and
+//! changes by at most one per move), so the first won position taken from the queue is reached
+//! by a shortest line and no position is expanded twice. Only the stubborn moves are tried
+//! ([`super::reduce`]), and dead positions are tabled once and never queued.
+
+use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::BuildHasherDefault;
+
+use super::{reduce, Board, Order, Outcome, Position, PositionHasher};
+use crate::gaps::model::Move;
+
+/// One position met: how it was first reached (its parent's index and the move), and `g`.
+#[derive(Clone, Copy)]
+struct Met {
+    parent: u32,
+    card: u8,
+    cell: u8,
+    moves: u16,
+}
+
+/// The index a dead position gets in the table: met once, never queued, never counted again.
+const DEAD: u32 = u32::MAX;
+
+/// The search's state: every position met, the queue, and how to order it.
+struct Search<'a> {
+    board: &'a Board,
+    order: Order,
+    cap: usize,
+    /// Each position met: its index in `met`, or [`DEAD`].
+    index: HashMap<Position, u32, BuildHasherDefault<PositionHasher>>,
+    met: Vec<(Position, Met)>,
+    expanded: Vec<bool>,
+    queue: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+/// Why a search stopped meeting positions.
+struct CapReached;
+
+impl Search<'_> {
+    fn priority(&self, moves: u16, bound: u32) -> u64 {
+        // Scaled by 1024 so that a weight keeps its fraction; ties go to the deeper position.
+        let f = match self.order {
+            Order::Optimal => (u64::from(moves) + u64::from(bound)) * 1024,
+            Order::Weighted(mu) => (f64::from(moves) * 1024.0 + mu * f64::from(bound) * 1024.0) as u64,
+        };
+        (f << 16) | u64::from(u16::MAX - moves)
+    }
+
+    /// Meets `cells`, reached by `step`: a new position is tabled and queued unless dead; one
+    /// still queued is queued again when `step` reaches it by fewer moves.
+    fn meet(&mut self, cells: &[u8], step: Met) -> Result<(), CapReached> {
+        let position = self.board.pack(cells);
+        let full = self.index.len() >= self.cap;
+        let (at, bound) = match self.index.entry(position) {
+            Entry::Occupied(seen) => {
+                // With a consistent bound a position is first expanded by a shortest line.
+                let seen = *seen.get();
+                if seen == DEAD || self.expanded[seen as usize] || self.met[seen as usize].1.moves <= step.moves {
+                    return Ok(());
+                }
+                self.met[seen as usize].1 = step;
+                (seen, self.board.bound(cells).expect("only live positions are tabled"))
+            }
+            Entry::Vacant(slot) => {
+                if full {
+                    return Err(CapReached);
+                }
+                let Some(bound) = self.board.bound(cells) else {
+                    slot.insert(DEAD);
+                    return Ok(());
+                };
+                slot.insert(self.met.len() as u32);
+                self.met.push((position, step));
+                self.expanded.push(false);
+                (self.met.len() as u32 - 1, bound)
+            }
+        };
+        self.queue.push(Reverse((self.priority(step.moves, bound), at)));
+        Ok(())
+    }
+
+    /// The positions met, dead ones included.
+    fn positions(&self) -> usize {
+        self.index.len()
+    }
+}
+
+/// Searches `cells` of `board` by A* in `order`, meeting at most `cap` positions.
+pub(super) fn a_star(board: &Board, cells: &mut [u8], order: Order, cap: usize) -> Outcome {
+    let mut search = Search {
+        board,
+        order,
+        cap,
+        index: HashMap::default(),
+        met: Vec::new(),
+        expanded: Vec::new(),
+        queue: BinaryHeap::new(),
+    };
+    let root = Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 };
+    if search.meet(cells, root).is_err() {
+        return Outcome::GaveUp { positions: 0 };
+    }
+    let mut moves = Vec::new();
+    while let Some(Reverse((_, at))) = search.queue.pop() {
+        let at = at as usize;
+        if std::mem::replace(&mut search.expanded[at], true) {
+            continue;
+        }
+        board.unpack(search.met[at].0, cells);
+        if board.won(cells) {
+            let (optimal, positions) = (order == Order::Optimal, search.positions());
+            return Outcome::Solved { moves: line_to(&search.met, at, board.width), optimal, positions };
+        }
+        let g = search.met[at].1.moves + 1;
+        board.moves(cells, &mut moves);
+        reduce::stubborn(board, cells, &mut moves);
+        for &(card, cell) in &moves {
+            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+            cells[from] = 0;
+            cells[cell] = card;
+            let met = search.meet(cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
+            cells[cell] = 0;
+            cells[from] = card;
+            if met.is_err() {
+                return Outcome::GaveUp { positions: search.positions() };
+            }
+        }
+    }
+    Outcome::Unsolvable { positions: search.positions() }
+}
+
+/// The moves from the start to position `at`, in the layout's positions (a row of `width`
+/// cells here is a row of `width + 1` there, the Ace column first).
+fn line_to(met: &[(Position, Met)], mut at: usize, width: usize) -> Vec<Move> {
+    let mut line = Vec::new();
+    while met[at].1.parent != u32::MAX {
+        let step = &met[at].1;
+        let cell = step.cell as usize;
+        line.push(Move { card: u32::from(step.card), to: cell / width * (width + 1) + cell % width + 1 });
+        at = step.parent as usize;
+    }
+    line.reverse();
+    line
+}

@@ -1,0 +1,105 @@
+//! Whether a win exists at all: a position → won, proved unwinnable, or undecided within a cap.
+//!
+//! A depth-first walk over the same reduced graph the A* searches (stubborn moves, dead positions
+//! dropped), each position met once, nothing kept of it but its packed form: no queue, no line,
+//! no length. The A* proves a deal unwinnable only by meeting every position it can reach, so
+//! where there is no win this walk meets the same positions at a fraction of the cost, and where
+//! there is one it usually finds some win soon, after which the A* finds the shortest.
+
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
+use super::{reduce, Board, Position, PositionHasher};
+
+/// What the walk found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Found {
+    Win { positions: usize },
+    NoWin { positions: usize },
+    GaveUp { positions: usize },
+}
+
+/// One position on the walk's path: its moves still to try (`pending[start..end]`, taken from
+/// the end) and the move that led to it, to take back when it is left.
+struct Frame {
+    start: usize,
+    end: usize,
+    undo: Option<(u8, usize, usize)>,
+}
+
+/// Walks every position reachable from `cells` (left as it was found), meeting at most `cap`.
+pub(super) fn winnable(board: &Board, cells: &mut [u8], cap: usize) -> Found {
+    let mut seen: HashSet<Position, BuildHasherDefault<PositionHasher>> = HashSet::default();
+    seen.insert(board.pack(cells));
+    if board.dead(cells) {
+        return Found::NoWin { positions: 1 };
+    }
+    let (mut pending, mut children) = (Vec::new(), Vec::new());
+    let mut path: Vec<Frame> = Vec::new();
+    let mut undo = None;
+    loop {
+        // A position just entered: won, or its moves are pushed.
+        if board.won(cells) {
+            if let Some((card, from, to)) = undo {
+                take_back(cells, card, from, to);
+            }
+            undo_path(&path, cells);
+            return Found::Win { positions: seen.len() };
+        }
+        children_of(board, cells, &mut children);
+        let start = pending.len();
+        pending.extend_from_slice(&children);
+        path.push(Frame { start, end: pending.len(), undo });
+        // Down to the next position not met yet, backing out of exhausted ones.
+        loop {
+            let Some(frame) = path.last_mut() else { return Found::NoWin { positions: seen.len() } };
+            if frame.start == frame.end {
+                pending.truncate(frame.start);
+                if let Some((card, from, to)) = path.pop().and_then(|frame| frame.undo) {
+                    take_back(cells, card, from, to);
+                }
+                continue;
+            }
+            frame.end -= 1;
+            let (card, to) = pending[frame.end];
+            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+            cells[from] = 0;
+            cells[to] = card;
+            if seen.len() >= cap {
+                take_back(cells, card, from, to);
+                undo_path(&path, cells);
+                return Found::GaveUp { positions: seen.len() };
+            }
+            if seen.insert(board.pack(cells)) && !board.dead(cells) {
+                undo = Some((card, from, to));
+                break;
+            }
+            take_back(cells, card, from, to);
+        }
+    }
+}
+
+fn take_back(cells: &mut [u8], card: u8, from: usize, to: usize) {
+    cells[to] = 0;
+    cells[from] = card;
+}
+
+/// The stubborn moves of `cells`, those that put a card into the column of its rank last (the
+/// walk takes moves from the end of its list) and those that take one out of it first.
+fn children_of(board: &Board, cells: &[u8], out: &mut Vec<(u8, usize)>) {
+    board.moves(cells, out);
+    reduce::stubborn(board, cells, out);
+    let gain = |&(card, to): &(u8, usize)| {
+        let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+        let placed = |cell: usize| i32::from(board.rank(card) == board.column(cell) + 1);
+        placed(to) - placed(from)
+    };
+    out.sort_by_cached_key(gain);
+}
+
+/// Takes back every move of `path`, last first.
+fn undo_path(path: &[Frame], cells: &mut [u8]) {
+    for (card, from, to) in path.iter().rev().filter_map(|frame| frame.undo) {
+        take_back(cells, card, from, to);
+    }
+}
