@@ -5,8 +5,10 @@
 //! card one below it; a 1 goes into any hole on the left edge. Two cards' moves can interfere
 //! (one disable the other, or the two not commute) only when one card is the other's next in
 //! suit, or both are 1s; nothing else, because each hole right of a card takes that card's next
-//! and no other. A card that cannot move now can first move only after a move of the card in the
-//! cell it wants, or of the card below it (for a 1: of a card on the left edge). A set of cards
+//! and no other; a 1's moves are one for each hole on the left edge, and a card leaving the edge
+//! makes another, so a 1 is tied to every card there too. A card that cannot move now can first
+//! move only after a move of the card in the cell it wants, or of the card below it (for a 1: of
+//! a card on the left edge). A set of cards
 //! closed under "interferes with" for its movable members and "must move first" for the others
 //! is stubborn: every line from the position to a position with no move (a win is one: every
 //! hole is right of a suit's last card, none on the left edge) can be reordered, at the same
@@ -44,9 +46,9 @@ fn relations(board: &Board, cells: &[u8]) -> Relations {
     for card in (1..64u8).filter(|&card| at[card as usize] != u8::MAX) {
         let next = if board.rank(card) + 1 < board.width { 1 << (card + 1) } else { 0 };
         let (movable, linked) = if board.rank(card) == 1 {
-            // Into a hole on the left edge: against every 1; when there is none, a card on the
-            // edge must move first.
-            (edge, if edge { ones | next } else { edge_cards })
+            // Into any hole on the left edge, so against every 1; and a card on the edge that
+            // moves opens another hole there for it (when there is none yet, one must move first).
+            (edge, if edge { ones | next | edge_cards } else { edge_cards })
         } else {
             let below = at[card as usize - 1] as usize;
             let wanted = (board.column(below) != board.width - 1).then(|| cells[below + 1]);
@@ -113,6 +115,56 @@ mod tests {
         assert_eq!(moves, vec![(3, 1), (7, 5)]);
         stubborn(&board, &cells, &mut moves);
         assert_eq!(moves, vec![(7, 5)]);
+    }
+
+    /// The theorem the search leans on, along the oracle's shortest wins: at every position of
+    /// the line, some move of the stubborn set is in the rest of the line, and the first such
+    /// one can be played first, the rest after it in their order, to the same win. Deals 306,
+    /// 309 and 700 are where a 1's moves were once tied to the 1s only: a card leaving the left
+    /// edge opened a hole there for a 1, and the shortest wins were lost.
+    #[test]
+    fn every_shortest_win_can_start_with_a_stubborn_move() {
+        use crate::gaps::model::Variant;
+        use crate::gaps::oracle::{decide, Decision};
+        for seed in [306, 309, 700, 1, 2, 3] {
+            let layout = crate::gaps::generate::deal(seed, 6, 4);
+            let (board, mut cells) = super::super::board_of(&layout);
+            let Decision::Winnable(line) = decide(&layout, Variant::Common, 5_000_000) else { continue };
+            let width = board.width;
+            let mut rest: Vec<(u8, usize)> =
+                line.iter().map(|m| (m.card as u8, m.to / (width + 1) * width + m.to % (width + 1) - 1)).collect();
+            while !rest.is_empty() {
+                let mut kept = Vec::new();
+                board.moves(&cells, &mut kept);
+                stubborn(&board, &cells, &mut kept);
+                let first = rest.iter().position(|m| kept.iter().any(|k| k.0 == m.0));
+                let at = first.unwrap_or_else(|| panic!("seed {seed}: no stubborn move left in the line at {cells:?}"));
+                let reordered: Vec<(u8, usize)> = [rest[at]]
+                    .into_iter()
+                    .chain(rest[..at].iter().copied())
+                    .chain(rest[at + 1..].iter().copied())
+                    .collect();
+                let mut trial = cells.clone();
+                let wins = reordered.iter().all(|&m| play(&board, &mut trial, m)) && board.won(&trial);
+                assert!(wins, "seed {seed}: {:?} cannot go first at {cells:?} (kept {kept:?})", rest[at]);
+                assert!(play(&board, &mut cells, rest[at]));
+                rest = reordered[1..].to_vec();
+            }
+        }
+    }
+
+    /// Plays `(card, cell)` on `cells` when it is legal there.
+    fn play(board: &Board, cells: &mut [u8], (card, to): (u8, usize)) -> bool {
+        let mut legal = Vec::new();
+        board.moves(cells, &mut legal);
+        let from = cells.iter().position(|&c| c == card);
+        match from.filter(|_| legal.contains(&(card, to))) {
+            Some(from) => {
+                (cells[from], cells[to]) = (0, card);
+                true
+            }
+            None => false,
+        }
     }
 
     /// A hole on the left edge takes any 1: every 1's move interferes with every other's, and
