@@ -69,6 +69,8 @@ fn stats_reports_the_share_the_lengths_the_weighted_excess_and_the_oracles_agree
         assert!(out.contains(line), "{line}: {out}");
     }
     assert!(out.contains("breadth-first oracle: same answer and length on 6 of 6 deals"), "{out}");
+    let won = out.split("solvable: ").nth(1).and_then(|rest| rest.split(',').next()).expect("the solvable count");
+    assert!(out.contains(&format!("wins the checker accepts: {won} of {won} deals\n")), "{out}");
 }
 
 /// The held-out oracle (`superpuzz_oracle.py`: Python, written from the rules text alone, its

@@ -3,16 +3,16 @@
 //!
 //! Here: the board (its own grid without the Ace column, moves found gap by gap, a position
 //! packed into four words), the bound and the deadlock test, and [`solve`], which lets two
-//! searches take turns: the A* ([`astar`]), whose first win is a shortest one, and a depth-first
-//! walk ([`decide`]) that proves "no win" far more cheaply. Both try only a stubborn set of
-//! moves ([`reduce`]), which keeps every win at its shortest length.
+//! searches take turns: the A* (`astar`), whose first win is a shortest one, and a depth-first
+//! walk (`decide`) that proves "no win" far more cheaply. Both try only a stubborn set of
+//! moves (`reduce`), which keeps every win at its shortest length.
 //!
 //! The bound `h` is the seed's N made exact for rows of any suit: a card must move at least once
 //! unless it already lies in the column of its rank; the cards that may stay in one row must be
 //! of one suit, and each suit ends in one row, so the most that may stay is a best matching of
 //! suits to rows ([`misplaced`]). It never overestimates and changes by at most one per move.
 //! The deadlock test is the seed's constraint test made exact: a card that can never move again
-//! and lies where no win has it makes the position dead ([`Board::stuck`]). With a weight
+//! and lies where no win has it makes the position dead (`Board::stuck`). With a weight
 //! `μ > 1`, `f = μ·h + g` is the seed's weighted best-first search (BF1): faster, and its lines
 //! are not proven shortest.
 //!
@@ -301,9 +301,10 @@ const FIRST_TRY: usize = 1 << 14;
 /// in `order`, meeting at most `cap` positions in any one pass.
 ///
 /// The A* finds a shortest win, but proves there is none only by meeting every position it can
-/// reach; the walk ([`decide`]) meets those at a fraction of the cost, and finds some win, of no
+/// reach; the walk (`decide`) meets those at a fraction of the cost, and finds some win, of no
 /// known length, where there is one. So a short A* decides most deals; past it the walk decides
-/// whether any win exists, and where one does the A* goes on to find the shortest.
+/// whether any win exists, and where one does (or where the walk wandered past the cap without
+/// deciding) the A* goes on to the end.
 pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
     let (board, start) = board_of(layout);
     assert!(board.cells() <= MAX_CELLS && board.rows <= 8, "a Superpuzz deal has at most 4 rows of 8");
@@ -314,10 +315,10 @@ pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
         outcome => return outcome,
     };
     cells.copy_from_slice(&start);
+    // Where the walk finds a win, or wanders past the cap without deciding, the A* decides.
     let walked = match decide::winnable(&board, &mut cells, cap) {
-        decide::Found::Win { positions } => positions,
+        decide::Found::Win { positions } | decide::Found::GaveUp { positions } => positions,
         decide::Found::NoWin { positions } => return Outcome::Unsolvable { positions: spent + positions },
-        decide::Found::GaveUp { positions } => return Outcome::GaveUp { positions: spent + positions },
     };
     cells.copy_from_slice(&start);
     astar::a_star(&board, &mut cells, order, cap).after(spent + walked)

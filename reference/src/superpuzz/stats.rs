@@ -2,10 +2,11 @@
 //!
 //! Input: a [`StatsRequest`] (deals `GEN S..S+N-1 W 4`, a cap on positions, whether to compare
 //! the seed's weighted search and the breadth-first oracle). Output: the report's text: the
-//! solvable share with its 95% Wilson interval; optimal lengths (mean, median, max); CPU and
-//! positions per deal (median, p99, max); with `weighted`, the mean excess of BF1's lines over
-//! the optimum in percent; with `oracle`, how many lengths the oracle confirmed and the ratio of
-//! its CPU to the solver's on the same deals; and the peak memory.
+//! solvable share with its 95% Wilson interval; how many wins the checker accepts (the weighted
+//! search's too); optimal lengths (mean, median, max); CPU and positions per deal (median, p99,
+//! max); with `weighted`, the mean excess of BF1's lines over the optimum in percent; with
+//! `oracle`, how many lengths the oracle confirmed and the ratio of its CPU to the solver's on the
+//! same deals (all, won, unwinnable); and the peak memory.
 //!
 //! Deals are shared out among threads one at a time; CPU time is each deal's own thread's, so
 //! the figures do not depend on how many threads ran.
@@ -14,8 +15,9 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::solve::{solve, Order, Outcome};
+use crate::gaps::check::check;
 use crate::gaps::generate::deal;
-use crate::gaps::model::Variant;
+use crate::gaps::model::{move_integers, Variant};
 use crate::gaps::oracle::{decide, Decision};
 use crate::measure::{each_on_threads, peak_rss_kib, percentile, thread_cpu_of, wilson_interval};
 
@@ -40,6 +42,9 @@ struct DealFigures {
     /// `Some(true)` solved, `Some(false)` proved unsolvable, `None` undecided.
     solvable: Option<bool>,
     optimum: Option<usize>,
+    /// Whether the checker (Gaps', under the common variant) accepts the solver's win and the
+    /// weighted search's.
+    checked: bool,
     positions: usize,
     cpu: Duration,
     weighted: Option<usize>,
@@ -53,7 +58,8 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     let mut figures = DealFigures { cpu, ..DealFigures::default() };
     match outcome {
         Outcome::Solved { moves, positions, .. } => {
-            (figures.solvable, figures.optimum, figures.positions) = (Some(true), Some(moves.len()), positions)
+            (figures.solvable, figures.optimum, figures.positions) = (Some(true), Some(moves.len()), positions);
+            figures.checked = check(&layout, Variant::Common, &move_integers(&moves)).is_solution();
         }
         Outcome::Unsolvable { positions } => (figures.solvable, figures.positions) = (Some(false), positions),
         Outcome::GaveUp { positions } => figures.positions = positions,
@@ -61,6 +67,7 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     if let Some(mu) = request.weighted.filter(|_| figures.solvable == Some(true)) {
         if let Outcome::Solved { moves, .. } = solve(&layout, Order::Weighted(mu), request.cap) {
             figures.weighted = Some(moves.len());
+            figures.checked &= check(&layout, Variant::Common, &move_integers(&moves)).is_solution();
         }
     }
     if request.oracle {
@@ -95,6 +102,8 @@ fn summarise(request: &StatsRequest, deals: &[DealFigures]) -> String {
         100.0 * low,
         100.0 * high
     );
+    let checked = deals.iter().filter(|d| d.checked).count();
+    let _ = writeln!(out, "wins the checker accepts: {checked} of {solved} deals");
     let mut lengths: Vec<usize> = deals.iter().filter_map(|d| d.optimum).collect();
     lengths.sort_unstable();
     if !lengths.is_empty() {
@@ -133,13 +142,19 @@ fn summarise(request: &StatsRequest, deals: &[DealFigures]) -> String {
     if request.oracle {
         let compared: Vec<&DealFigures> = deals.iter().filter(|d| d.oracle.is_some() && d.solvable.is_some()).collect();
         let agree = compared.iter().filter(|d| d.oracle.map(|o| o.0) == Some(d.optimum)).count();
-        let oracle_cpu: f64 = compared.iter().filter_map(|d| d.oracle.map(|o| o.1.as_secs_f64())).sum();
-        let solver_cpu: f64 = compared.iter().map(|d| d.cpu.as_secs_f64()).sum();
+        // The oracle's CPU over the solver's, on the deals of `solvable` (all when `None`).
+        let ratio = |solvable: Option<bool>| {
+            let of = || compared.iter().filter(|d| solvable.is_none() || d.solvable == solvable);
+            let oracle_cpu: f64 = of().filter_map(|d| d.oracle.map(|o| o.1.as_secs_f64())).sum();
+            oracle_cpu / of().map(|d| d.cpu.as_secs_f64()).sum::<f64>().max(1e-9)
+        };
         let _ = writeln!(
             out,
-            "breadth-first oracle: same answer and length on {agree} of {} deals; its CPU {:.1}x the solver's",
+            "breadth-first oracle: same answer and length on {agree} of {} deals; its CPU {:.1}x the solver's ({:.1}x on the won deals, {:.1}x on the others)",
             compared.len(),
-            oracle_cpu / solver_cpu.max(1e-9)
+            ratio(None),
+            ratio(Some(true)),
+            ratio(Some(false))
         );
     }
     if let Some(kib) = peak_rss_kib() {
