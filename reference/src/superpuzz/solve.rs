@@ -2,10 +2,10 @@
 //! variant) and a cap on positions → a shortest win, a proof that there is none, or "gave up".
 //!
 //! Here: the board (its own grid without the Ace column, moves found gap by gap, a position
-//! packed into four words), the bound and the deadlock test, and [`solve`], which lets two
-//! searches take turns: the A* (`astar`), whose first win is a shortest one, and a depth-first
-//! walk (`decide`) that proves "no win" far more cheaply. Both try only a stubborn set of
-//! moves (`reduce`), which keeps every win at its shortest length.
+//! packed into four words), the bound and the deadlock test, and [`solve`], which runs two
+//! searches: the A* (`astar`), whose first win is a shortest one, and a depth-first walk
+//! (`decide`) that proves "no win" far more cheaply. Both try only a stubborn set of moves
+//! (`reduce`), which keeps every win at its shortest length.
 //!
 //! The bound `h` is the seed's N made exact for rows of any suit: a card must move at least once
 //! unless it already lies in the column of its rank; the cards that may stay in one row must be
