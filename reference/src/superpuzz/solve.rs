@@ -142,6 +142,13 @@ impl Board {
         }
     }
 
+    /// Plays `card` into the hole `to`; the cell it left, for [`take_back`].
+    fn play(&self, cells: &mut [u8], card: u8, to: usize) -> usize {
+        let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+        (cells[from], cells[to]) = (0, card);
+        from
+    }
+
     /// Whether every row holds one suit's 1 to its last rank from the left edge, a gap last.
     fn won(&self, cells: &[u8]) -> bool {
         cells.chunks(self.width).all(|row| {
@@ -234,6 +241,11 @@ impl Board {
         let cards = (self.rows * (self.width - 1)) as u32;
         Some(cards - best_matching(&may_stay, &suits_of_row, self.rows))
     }
+}
+
+/// Takes back the move of `card` from `from` into `to` (see [`Board::play`]).
+fn take_back(cells: &mut [u8], card: u8, from: usize, to: usize) {
+    (cells[to], cells[from]) = (0, card);
 }
 
 /// The most cards that may stay where they lie, over every way of giving each row one suit

@@ -12,7 +12,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
 
-use super::{reduce, Board, Order, Outcome, Position, PositionHasher};
+use super::{reduce, take_back, Board, Order, Outcome, Position, PositionHasher};
 use crate::gaps::model::Move;
 
 /// One position met: how it was first reached (its parent's index and the move), and `g`.
@@ -121,12 +121,9 @@ pub(super) fn a_star(board: &Board, cells: &mut [u8], order: Order, cap: usize) 
         board.moves(cells, &mut moves);
         reduce::stubborn(board, cells, &mut moves);
         for &(card, cell) in &moves {
-            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
-            cells[from] = 0;
-            cells[cell] = card;
+            let from = board.play(cells, card, cell);
             let met = search.meet(cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
-            cells[cell] = 0;
-            cells[from] = card;
+            take_back(cells, card, from, cell);
             if met.is_err() {
                 return Outcome::GaveUp { positions: search.positions() };
             }

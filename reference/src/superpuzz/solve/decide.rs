@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
-use super::{reduce, Board, Position, PositionHasher};
+use super::{reduce, take_back, Board, Position, PositionHasher};
 
 /// What the walk found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,9 +62,7 @@ pub(super) fn winnable(board: &Board, cells: &mut [u8], cap: usize) -> Found {
             }
             frame.end -= 1;
             let (card, to) = pending[frame.end];
-            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
-            cells[from] = 0;
-            cells[to] = card;
+            let from = board.play(cells, card, to);
             if seen.len() >= cap {
                 take_back(cells, card, from, to);
                 undo_path(&path, cells);
@@ -77,11 +75,6 @@ pub(super) fn winnable(board: &Board, cells: &mut [u8], cap: usize) -> Found {
             take_back(cells, card, from, to);
         }
     }
-}
-
-fn take_back(cells: &mut [u8], card: u8, from: usize, to: usize) {
-    cells[to] = 0;
-    cells[from] = card;
 }
 
 /// The stubborn moves of `cells`, those that put a card into the column of its rank last (the

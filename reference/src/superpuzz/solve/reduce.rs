@@ -157,14 +157,11 @@ mod tests {
     fn play(board: &Board, cells: &mut [u8], (card, to): (u8, usize)) -> bool {
         let mut legal = Vec::new();
         board.moves(cells, &mut legal);
-        let from = cells.iter().position(|&c| c == card);
-        match from.filter(|_| legal.contains(&(card, to))) {
-            Some(from) => {
-                (cells[from], cells[to]) = (0, card);
-                true
-            }
-            None => false,
+        let legal = legal.contains(&(card, to));
+        if legal {
+            board.play(cells, card, to);
         }
+        legal
     }
 
     /// A hole on the left edge takes any 1: every 1's move interferes with every other's, and
