@@ -95,6 +95,40 @@ pub fn fixtures_in(folder: &Path) -> BTreeMap<String, (PathBuf, Expectation)> {
     fixtures
 }
 
+/// Marks every fixture of `folder` (there must be `count`) with `suite`, each copied into
+/// `dir/class` under its name, the reports in `dir/out`; the marking must succeed. The fixtures,
+/// read, and the output folder.
+pub fn mark_fixtures(
+    dir: &Path,
+    folder: &Path,
+    suite: &Path,
+    count: usize,
+) -> (BTreeMap<String, (PathBuf, Expectation)>, PathBuf) {
+    let class = dir.join("class");
+    let fixtures = fixtures_in(folder);
+    for (name, (path, _)) in &fixtures {
+        crate::support::copy_tree(path, &class.join(name));
+    }
+    assert_eq!(fixtures.len(), count, "{:?}", fixtures.keys());
+    let out = dir.join("out");
+    let output = crate::support::bhgrade()
+        .args(["mark", "--quiet", "--suite"])
+        .arg(suite)
+        .arg("--out")
+        .arg(&out)
+        .arg(&class)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    (fixtures, out)
+}
+
+/// The report `students/NAME.json` of a marking written to `out`.
+pub fn student_report(out: &Path, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
 /// Holds the README of `folder` to its fixtures' data: each fixture's line is `line(name,
 /// expectation)` exactly, and the README's part from the line `from` to the next heading has as
 /// many lines that start like one (`prefix`) as there are fixtures.

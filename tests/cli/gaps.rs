@@ -2,8 +2,8 @@
 //! known defect; see fixtures/gaps-submissions/README.md) marked with the bundled `suites/gaps`,
 //! every verdict asserted, and the suite held to its reference (`regen --check`, `--verify`).
 
-use crate::expectations::{check_readme, fixtures_in};
-use crate::support::{bhgrade, copy_tree, repo};
+use crate::expectations::{check_readme, mark_fixtures, student_report};
+use crate::support::{bhgrade, repo};
 
 /// Each fixture's row in its README is written from its `expected.yaml`.
 #[test]
@@ -16,27 +16,11 @@ fn the_readme_says_what_each_gaps_fixtures_data_says() {
 #[test]
 fn every_gaps_fixture_gets_the_verdicts_of_its_defect() {
     let dir = tempfile::tempdir().unwrap();
-    let class = dir.path().join("class");
-    let fixtures = fixtures_in(&repo().join("fixtures/gaps-submissions"));
-    for (name, (path, _)) in &fixtures {
-        copy_tree(path, &class.join(name));
-    }
-    assert_eq!(fixtures.len(), 4, "{:?}", fixtures.keys());
-    let out = dir.path().join("out");
-    let output = bhgrade()
-        .args(["mark", "--quiet", "--suite"])
-        .arg(repo().join("suites/gaps"))
-        .arg("--out")
-        .arg(&out)
-        .arg(&class)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let suite = repo().join("suites/gaps");
+    let (fixtures, out) = mark_fixtures(dir.path(), &repo().join("fixtures/gaps-submissions"), &suite, 4);
     let mut mismatches = Vec::new();
     for (name, (_, expectation)) in &fixtures {
-        let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
-        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
-        mismatches.extend(expectation.differences(name, &report, |_, _| false));
+        mismatches.extend(expectation.differences(name, &student_report(&out, name), |_, _| false));
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
     let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();

@@ -4,8 +4,8 @@
 
 use bhgrade::verdict::Verdict;
 
-use crate::expectations::{check_readme, fixtures_in};
-use crate::support::{bhgrade, copy_tree, repo};
+use crate::expectations::{check_readme, mark_fixtures, student_report};
+use crate::support::{copy_tree, repo};
 
 /// Each fixture's row in its README is written from its `expected.yaml`.
 #[test]
@@ -26,20 +26,10 @@ fn every_late_binding_fixture_gets_the_verdicts_of_its_defect() {
     let quick = yaml.replace("cpu_seconds: 60 }", "cpu_seconds: 3 }");
     assert_ne!(yaml, quick, "the suite has hard groups");
     std::fs::write(suite.join("suite.yaml"), quick).unwrap();
-    let class = dir.path().join("class");
-    let fixtures = fixtures_in(&repo().join("fixtures/lbs-submissions"));
-    for (name, (path, _)) in &fixtures {
-        copy_tree(path, &class.join(name));
-    }
-    assert_eq!(fixtures.len(), 9, "{:?}", fixtures.keys());
-    let out = dir.path().join("out");
-    let output =
-        bhgrade().args(["mark", "--quiet", "--suite"]).arg(&suite).arg("--out").arg(&out).arg(&class).output().unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (fixtures, out) = mark_fixtures(dir.path(), &repo().join("fixtures/lbs-submissions"), &suite, 9);
     let mut mismatches = Vec::new();
     for (name, (_, expectation)) in &fixtures {
-        let text = std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap();
-        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let report = student_report(&out, name);
         // Cut to 3 s, a hard test may also run out of time for a slow defective solver on a
         // slow machine: that says nothing about the defect, so it stands for either verdict
         // (how many of them a search with no visited set gets through is the machine's business;

@@ -4,8 +4,8 @@
 //! to its reference (`regen --check`, `--verify`: every answer confirmed by the breadth-first
 //! oracle, its length included) and to its floor (a program that never reads its input earns 0).
 
-use crate::expectations::{check_readme, fixtures_in};
-use crate::support::{bhgrade, copy_tree, repo};
+use crate::expectations::{check_readme, mark_fixtures, student_report};
+use crate::support::{bhgrade, repo};
 
 #[test]
 fn the_readme_says_what_each_superpuzz_fixtures_data_says() {
@@ -19,25 +19,9 @@ fn the_readme_says_what_each_superpuzz_fixtures_data_says() {
 #[test]
 fn superpuzz_fixtures_are_marked_by_how_short_their_wins_are() {
     let dir = tempfile::tempdir().unwrap();
-    let class = dir.path().join("class");
-    let fixtures = fixtures_in(&repo().join("fixtures/superpuzz-submissions"));
-    for (name, (path, _)) in &fixtures {
-        copy_tree(path, &class.join(name));
-    }
-    assert_eq!(fixtures.len(), 4, "{:?}", fixtures.keys());
-    let out = dir.path().join("out");
-    let output = bhgrade()
-        .args(["mark", "--quiet", "--suite"])
-        .arg(repo().join("suites/superpuzz"))
-        .arg("--out")
-        .arg(&out)
-        .arg(&class)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let report = |name: &str| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(out.join(format!("students/{name}.json"))).unwrap()).unwrap()
-    };
+    let suite = repo().join("suites/superpuzz");
+    let (fixtures, out) = mark_fixtures(dir.path(), &repo().join("fixtures/superpuzz-submissions"), &suite, 4);
+    let report = |name: &str| student_report(&out, name);
     let mut mismatches = Vec::new();
     for (name, (_, expectation)) in &fixtures {
         mismatches.extend(expectation.differences(name, &report(name), |_, _| false));
