@@ -6,7 +6,8 @@
 //! search's too); optimal lengths (mean, median, max); CPU and positions per deal (median, p99,
 //! max); with `weighted`, the mean excess of BF1's lines over the optimum in percent; with
 //! `oracle`, how many lengths the oracle confirmed and the ratio of its CPU to the solver's on the
-//! same deals (all, won, unwinnable); and the peak memory.
+//! same deals (all, won, unwinnable: over the deals' total, and the median of each deal's own);
+//! and the peak memory.
 //!
 //! Deals are shared out among threads one at a time; CPU time is each deal's own thread's, so
 //! the figures do not depend on how many threads ran.
@@ -148,13 +149,26 @@ fn summarise(request: &StatsRequest, deals: &[DealFigures]) -> String {
             let oracle_cpu: f64 = of().filter_map(|d| d.oracle.map(|o| o.1.as_secs_f64())).sum();
             oracle_cpu / of().map(|d| d.cpu.as_secs_f64()).sum::<f64>().max(1e-9)
         };
+        // The same, deal by deal: the median of each deal's own ratio.
+        let median_ratio = |solvable: Option<bool>| {
+            let mut ratios: Vec<f64> = compared
+                .iter()
+                .filter(|d| solvable.is_none() || d.solvable == solvable)
+                .filter_map(|d| Some(d.oracle?.1.as_secs_f64() / d.cpu.as_secs_f64().max(1e-9)))
+                .collect();
+            ratios.sort_unstable_by(f64::total_cmp);
+            percentile(&ratios, 0.5).unwrap_or(0.0)
+        };
         let _ = writeln!(
             out,
-            "breadth-first oracle: same answer and length on {agree} of {} deals; its CPU {:.1}x the solver's ({:.1}x on the won deals, {:.1}x on the others)",
+            "breadth-first oracle: same answer and length on {agree} of {} deals; its CPU {:.1}x the solver's ({:.1}x on the won deals, {:.1}x on the others); deal by deal, median {:.1}x ({:.1}x won, {:.1}x others)",
             compared.len(),
             ratio(None),
             ratio(Some(true)),
-            ratio(Some(false))
+            ratio(Some(false)),
+            median_ratio(None),
+            median_ratio(Some(true)),
+            median_ratio(Some(false))
         );
     }
     if let Some(kib) = peak_rss_kib() {
