@@ -10,6 +10,9 @@
 //! - [`solve`]: layout + budget → solved / unsolvable / gave up (a depth-first search with an
 //!   exact set of positions met), every witness replayed; and the full count of reachable
 //!   positions;
+//! - [`common`]: the common variant's engine (A* over a stubborn set of moves with a deadlock
+//!   test, and a depth-first walk for "no win"): layout + cap → a shortest or weighted win,
+//!   unsolvable, or gave up; Superpuzz's search;
 //! - [`oracle`]: a second, independent decision (breadth-first over every reachable position,
 //!   with moves found card by card) that confirms a solver's `0`;
 //! - [`play`]: random play (the paper's iterative sampling);
@@ -21,6 +24,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod common;
 pub mod derive;
 pub mod generate;
 pub mod model;

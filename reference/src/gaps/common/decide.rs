@@ -28,8 +28,8 @@ struct Frame {
 }
 
 /// Walks every position reachable from `cells` (left as it was found), meeting at most `cap`.
-pub(super) fn winnable(board: &Board, cells: &mut [u8], cap: usize) -> Found {
-    let mut seen: HashSet<Position, BuildHasherDefault<PositionHasher>> = HashSet::default();
+pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], cap: usize) -> Found {
+    let mut seen: HashSet<Position<WORDS>, BuildHasherDefault<PositionHasher>> = HashSet::default();
     seen.insert(board.pack(cells));
     if board.dead(cells) {
         return Found::NoWin { positions: 1 };

@@ -28,13 +28,13 @@ struct Met {
 const DEAD: u32 = u32::MAX;
 
 /// The search's state: every position met, the queue, and how to order it.
-struct Search<'a> {
+struct Search<'a, const WORDS: usize> {
     board: &'a Board,
     order: Order,
     cap: usize,
     /// Each position met: its index in `met`, or [`DEAD`].
-    index: HashMap<Position, u32, BuildHasherDefault<PositionHasher>>,
-    met: Vec<(Position, Met)>,
+    index: HashMap<Position<WORDS>, u32, BuildHasherDefault<PositionHasher>>,
+    met: Vec<(Position<WORDS>, Met)>,
     expanded: Vec<bool>,
     queue: BinaryHeap<Reverse<(u64, u32)>>,
 }
@@ -42,7 +42,7 @@ struct Search<'a> {
 /// Why a search stopped meeting positions.
 struct CapReached;
 
-impl Search<'_> {
+impl<const WORDS: usize> Search<'_, WORDS> {
     fn priority(&self, moves: u16, bound: u32) -> u64 {
         // Scaled by 1024 so that a weight keeps its fraction; ties go to the deeper position.
         let f = match self.order {
@@ -92,8 +92,8 @@ impl Search<'_> {
 }
 
 /// Searches `cells` of `board` by A* in `order`, meeting at most `cap` positions.
-pub(super) fn a_star(board: &Board, cells: &mut [u8], order: Order, cap: usize) -> Outcome {
-    let mut search = Search {
+pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order: Order, cap: usize) -> Outcome {
+    let mut search = Search::<WORDS> {
         board,
         order,
         cap,
@@ -134,7 +134,7 @@ pub(super) fn a_star(board: &Board, cells: &mut [u8], order: Order, cap: usize) 
 
 /// The moves from the start to position `at`, in the layout's positions (a row of `width`
 /// cells here is a row of `width + 1` there, the Ace column first).
-fn line_to(met: &[(Position, Met)], mut at: usize, width: usize) -> Vec<Move> {
+fn line_to<const WORDS: usize>(met: &[(Position<WORDS>, Met)], mut at: usize, width: usize) -> Vec<Move> {
     let mut line = Vec::new();
     while met[at].1.parent != u32::MAX {
         let step = &met[at].1;

@@ -1,0 +1,372 @@
+//! The common variant's engine: a Gaps [`Layout`] played under the common variant (at most 8
+//! suits and 63 cells: Superpuzz's deals, a full deck) and a cap on positions → a shortest win
+//! (or, weighted, a short one), a proof that there is none, or "gave up". Superpuzz asks it for
+//! shortest wins; Gaps' common variant for any win.
+//!
+//! Here: the board (its own grid without the Ace column, moves found gap by gap, a position
+//! packed into four or seven words), the bound and the deadlock test, and [`solve`], which runs two
+//! searches: the A* (`astar`), whose first win is a shortest one, and a depth-first walk
+//! (`decide`) that proves "no win" far more cheaply. Both try only a stubborn set of moves
+//! (`reduce`), which keeps every win at its shortest length.
+//!
+//! The bound `h` is the seed's N made exact for rows of any suit: a card must move at least once
+//! unless it already lies in the column of its rank; the cards that may stay in one row must be
+//! of one suit, and each suit ends in one row, so the most that may stay is a best matching of
+//! suits to rows ([`misplaced`]). It never overestimates and changes by at most one per move.
+//! The deadlock test is the seed's constraint test made exact: a card that can never move again
+//! and lies where no win has it makes the position dead (`Board::stuck`). With a weight
+//! `μ > 1`, `f = μ·h + g` is the seed's weighted best-first search (BF1): faster, and its lines
+//! are not proven shortest.
+//!
+//! It shares no search code with the breadth-first oracle (`gaps::oracle`), which confirms its
+//! lengths.
+
+use std::hash::Hasher;
+
+use crate::gaps::model::{Layout, Move};
+
+mod astar;
+mod decide;
+mod reduce;
+
+/// The most cells a position may have here: card numbers stay below 64, so that a set of cards
+/// is one word (4 suits of 13 ranks is 52).
+pub const MAX_CELLS: usize = 63;
+
+/// Cells packed into one word of a position (six bits each).
+const CELLS_PER_WORD: usize = 10;
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A win by these moves (in the layout's positions, the Ace column counted); `optimal` when
+    /// the search proves no shorter line exists (plain A*).
+    Solved { moves: Vec<Move>, optimal: bool, positions: usize },
+    /// Every reachable position (`positions` of them) was met and none is won.
+    Unsolvable { positions: usize },
+    /// More than the cap of positions would have been met: undecided.
+    GaveUp { positions: usize },
+}
+
+/// How the queue is ordered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Order {
+    /// `f = g + h`: shortest lines, proven.
+    Optimal,
+    /// `f = μ·h + g` with this `μ` (the seed's BF1 uses 1.8): lines not proven shortest.
+    Weighted(f64),
+}
+
+/// The grid right of the Ace column: `rows × width` cells, 0 for a gap; cards numbered as in
+/// the layout (`suit * width + rank + 1`, rank 0 the absent Aces).
+/// Packed into `WORDS` words: four for up to 40 cells (Superpuzz), seven for the rest (a full
+/// deck), so that small boards keep small keys (six words cost Superpuzz's 4x7 deals 30%).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Position<const WORDS: usize>([u64; WORDS]);
+
+impl<const WORDS: usize> std::hash::Hash for Position<WORDS> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.iter().for_each(|&word| state.write_u64(word));
+    }
+}
+
+/// The deal's shape, with each card's rank and suit and each cell's row and column worked out
+/// once (the search asks for them millions of times).
+struct Board {
+    rows: usize,
+    width: usize,
+    rank_of: [u8; 64],
+    suit_of: [u8; 64],
+    row_of: [u8; MAX_CELLS],
+    column_of: [u8; MAX_CELLS],
+}
+
+impl Board {
+    fn new(rows: usize, width: usize) -> Board {
+        let mut board = Board {
+            rows,
+            width,
+            rank_of: [0; 64],
+            suit_of: [0; 64],
+            row_of: [0; MAX_CELLS],
+            column_of: [0; MAX_CELLS],
+        };
+        for card in 1..=(rows * width).min(63) {
+            (board.rank_of[card], board.suit_of[card]) = (((card - 1) % width) as u8, ((card - 1) / width) as u8);
+        }
+        for cell in 0..(rows * width).min(MAX_CELLS) {
+            (board.row_of[cell], board.column_of[cell]) = ((cell / width) as u8, (cell % width) as u8);
+        }
+        board
+    }
+
+    fn cells(&self) -> usize {
+        self.rows * self.width
+    }
+
+    fn rank(&self, card: u8) -> usize {
+        usize::from(self.rank_of[card as usize])
+    }
+
+    fn suit(&self, card: u8) -> usize {
+        usize::from(self.suit_of[card as usize])
+    }
+
+    fn row(&self, cell: usize) -> usize {
+        usize::from(self.row_of[cell])
+    }
+
+    fn column(&self, cell: usize) -> usize {
+        usize::from(self.column_of[cell])
+    }
+
+    fn pack<const WORDS: usize>(&self, cells: &[u8]) -> Position<WORDS> {
+        let mut words = [0u64; WORDS];
+        for (i, &card) in cells.iter().enumerate() {
+            words[i / CELLS_PER_WORD] |= u64::from(card) << (6 * (i % CELLS_PER_WORD));
+        }
+        Position(words)
+    }
+
+    fn unpack<const WORDS: usize>(&self, position: Position<WORDS>, cells: &mut [u8]) {
+        for (i, cell) in cells.iter_mut().enumerate().take(self.cells()) {
+            *cell = ((position.0[i / CELLS_PER_WORD] >> (6 * (i % CELLS_PER_WORD))) & 63) as u8;
+        }
+    }
+
+    /// The legal moves of `cells` as (card, cell), gap by gap: into a gap on the left edge any
+    /// 1 (rank 1), else the card one above the card on the gap's left, when there is one.
+    fn moves(&self, cells: &[u8], out: &mut Vec<(u8, usize)>) {
+        out.clear();
+        for (at, _) in cells.iter().enumerate().filter(|&(_, &card)| card == 0) {
+            if self.column(at) == 0 {
+                out.extend((0..self.rows).map(|suit| ((suit * self.width + 2) as u8, at)));
+            } else {
+                let left = cells[at - 1];
+                if left != 0 && self.rank(left) + 1 < self.width {
+                    out.push((left + 1, at));
+                }
+            }
+        }
+    }
+
+    /// Plays `card` into the hole `to`; the cell it left, for [`take_back`].
+    fn play(&self, cells: &mut [u8], card: u8, to: usize) -> usize {
+        let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+        (cells[from], cells[to]) = (0, card);
+        from
+    }
+
+    /// Whether every row holds one suit's 1 to its last rank from the left edge, a gap last.
+    fn won(&self, cells: &[u8]) -> bool {
+        cells.chunks(self.width).all(|row| {
+            row[0] != 0
+                && self.rank(row[0]) == 1
+                && row[self.width - 1] == 0
+                && row[..self.width - 1].iter().enumerate().all(|(i, &card)| card as usize == row[0] as usize + i)
+        })
+    }
+
+    /// The cards of `cells` that can never move again, as a set of card numbers: the largest
+    /// set whose every card is stuck while the others in it stay. A card other than a 1 moves
+    /// only into the cell right of the card one below it, so it is stuck while that card stays
+    /// and that cell stays filled (or is off the edge); a 1 moves only into a hole on the left
+    /// edge, so it is stuck while every left-edge cell holds a card that stays. No card of such
+    /// a set can be the first of them to move, so none ever moves. Found by striking out cards
+    /// whose reason fails until none does.
+    fn stuck(&self, cells: &[u8]) -> u64 {
+        // A hole on the left edge frees every 1, so every 2, and so on: nothing is stuck.
+        if (0..self.rows).any(|row| cells[row * self.width] == 0) {
+            return 0;
+        }
+        let mut at = [0u8; 64];
+        let mut stuck = 0u64;
+        for (cell, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
+            at[card as usize] = cell as u8;
+            stuck |= 1 << card;
+        }
+        let stays = |stuck: u64, cell: usize| cells[cell] != 0 && stuck & (1 << cells[cell]) != 0;
+        loop {
+            let before = stuck;
+            let edge_shut = (0..self.rows).all(|row| stays(stuck, row * self.width));
+            // Lower ranks first, so one pass strikes out a whole suit above a card struck out.
+            for rank in 1..self.width {
+                for card in (0..self.rows).map(|suit| (suit * self.width + rank + 1) as u8) {
+                    let still = if rank == 1 {
+                        edge_shut
+                    } else {
+                        let below = at[card as usize - 1] as usize;
+                        stuck & (1 << (card - 1)) != 0
+                            && (self.column(below) == self.width - 1 || stays(stuck, below + 1))
+                    };
+                    if !still {
+                        stuck &= !(1 << card);
+                    }
+                }
+            }
+            if stuck == before {
+                return stuck;
+            }
+        }
+    }
+
+    /// The suits that cards which can never move again ([`Self::stuck`]) force on rows (a set of
+    /// suits for each row), or `None` when the position is dead: such a card lies where no win
+    /// has it (not in the column of its rank, or in a row with another suit's stuck card, or
+    /// apart from its suit's). A dead position's subtree holds no win, so the search drops it.
+    fn forced_suits(&self, cells: &[u8]) -> Option<[u8; 8]> {
+        let stuck = self.stuck(cells);
+        let mut suits_of_row = [u8::MAX; 8];
+        let mut row_of_suit = [u8::MAX; 8];
+        for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0 && stuck & (1 << card) != 0) {
+            let (row, suit) = (self.row(at), self.suit(card));
+            let elsewhere = row_of_suit[suit] != u8::MAX && usize::from(row_of_suit[suit]) != row;
+            suits_of_row[row] &= 1 << suit;
+            row_of_suit[suit] = row as u8;
+            if self.rank(card) != self.column(at) + 1 || elsewhere || suits_of_row[row] == 0 {
+                return None;
+            }
+        }
+        Some(suits_of_row)
+    }
+
+    /// Whether no win can be reached from `cells` by [`Self::forced_suits`]' test.
+    fn dead(&self, cells: &[u8]) -> bool {
+        self.forced_suits(cells).is_none()
+    }
+
+    /// The lower bound `h` (see [`misplaced`]), or `None` when the position is dead: a row
+    /// that holds a card which can never move is that card's suit's, which the best matching
+    /// respects.
+    fn bound(&self, cells: &[u8]) -> Option<u32> {
+        let suits_of_row = self.forced_suits(cells)?;
+        let mut may_stay = [[0u32; 8]; 8];
+        for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
+            if self.rank(card) == self.column(at) + 1 {
+                may_stay[self.row(at)][self.suit(card)] += 1;
+            }
+        }
+        let cards = (self.rows * (self.width - 1)) as u32;
+        Some(cards - best_matching(&may_stay, &suits_of_row, self.rows))
+    }
+}
+
+/// Takes back the move of `card` from `from` into `to` (see [`Board::play`]).
+fn take_back(cells: &mut [u8], card: u8, from: usize, to: usize) {
+    (cells[to], cells[from]) = (0, card);
+}
+
+/// The most cards that may stay where they lie, over every way of giving each row one suit
+/// (each suit one row) that gives row `r` only a suit of the set `suits_of_row[r]`: a dynamic
+/// programme over the sets of suits given so far.
+fn best_matching(may_stay: &[[u32; 8]; 8], suits_of_row: &[u8; 8], rows: usize) -> u32 {
+    // `UNREACHED` for a set of suits no allowed giving reaches.
+    const UNREACHED: u32 = u32::MAX;
+    let mut best = [UNREACHED; 256];
+    best[0] = 0;
+    for set in 0usize..(1 << rows) {
+        let row = set.count_ones() as usize;
+        if row >= rows || best[set] == UNREACHED {
+            continue;
+        }
+        for suit in (0..rows).filter(|suit| set & (1 << suit) == 0 && suits_of_row[row] & (1 << suit) != 0) {
+            let gained = best[set] + may_stay[row][suit];
+            let next = &mut best[set | (1 << suit)];
+            *next = if *next == UNREACHED { gained } else { (*next).max(gained) };
+        }
+    }
+    // Rows held by stuck cards take their suits, the others share the rest: always possible.
+    let most = best[(1 << rows) - 1];
+    assert_ne!(most, UNREACHED, "a row's stuck cards are of one suit, and a suit's in one row");
+    most
+}
+
+/// The seed's N, made exact for rows of any suit: the fewest cards of `layout` that must still
+/// move (each at least once) before it is won; `None` when it can never be won (a card that can
+/// never move lies where no win has it).
+pub fn misplaced(layout: &Layout) -> Option<u32> {
+    let (board, cells) = board_of(layout);
+    board.bound(&cells)
+}
+
+fn board_of(layout: &Layout) -> (Board, Vec<u8>) {
+    let width = layout.deck.ranks as usize;
+    let board = Board::new(layout.rows(), width);
+    let cells = layout.cells.chunks(width + 1).flat_map(|row| row[1..].iter().map(|&card| card as u8)).collect();
+    (board, cells)
+}
+
+/// A hasher for packed positions: one multiply per word, whose high bits mix well.
+#[derive(Default)]
+struct PositionHasher(u64);
+
+impl Hasher for PositionHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&byte| self.write_u64(u64::from(byte)));
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The positions the first, short A* may meet before the walk takes over.
+const FIRST_TRY: usize = 1 << 14;
+
+/// Whether [`solve`] takes `layout`: at most 8 suits (rows) and [`MAX_CELLS`] cells right of
+/// the Ace column.
+pub fn fits(layout: &Layout) -> bool {
+    let (rows, width) = (layout.rows(), layout.deck.ranks as usize);
+    rows <= 8 && rows * width <= MAX_CELLS
+}
+
+/// Searches `layout` (one that [`fits`]) in `order`, meeting at most `cap` positions in any
+/// one pass.
+///
+/// The A* finds a shortest win, but proves there is none only by meeting every position it can
+/// reach; the walk (`decide`) meets those at a fraction of the cost, and finds some win, of no
+/// known length, where there is one. So a short A* decides most deals; past it the walk decides
+/// whether any win exists, and where one does (or where the walk wandered past the cap without
+/// deciding) the A* goes on to the end.
+pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
+    assert!(fits(layout), "at most 8 suits and {MAX_CELLS} cells right of the Ace column");
+    let (board, start) = board_of(layout);
+    match board.cells() <= 4 * CELLS_PER_WORD {
+        true => solve_packed::<4>(&board, &start, order, cap),
+        false => solve_packed::<7>(&board, &start, order, cap),
+    }
+}
+
+fn solve_packed<const WORDS: usize>(board: &Board, start: &[u8], order: Order, cap: usize) -> Outcome {
+    // Each pass starts from the deal (the A* leaves its grid at the last position it took).
+    let mut cells = start.to_vec();
+    let spent = match astar::a_star::<WORDS>(board, &mut cells, order, FIRST_TRY.min(cap)) {
+        Outcome::GaveUp { positions } if FIRST_TRY < cap => positions,
+        outcome => return outcome,
+    };
+    cells.copy_from_slice(start);
+    // Where the walk finds a win, or wanders past the cap without deciding, the A* decides.
+    let walked = match decide::winnable::<WORDS>(board, &mut cells, cap) {
+        decide::Found::Win { positions } | decide::Found::GaveUp { positions } => positions,
+        decide::Found::NoWin { positions } => return Outcome::Unsolvable { positions: spent + positions },
+    };
+    cells.copy_from_slice(start);
+    astar::a_star::<WORDS>(board, &mut cells, order, cap).after(spent + walked)
+}
+
+impl Outcome {
+    /// This outcome, counting also `positions` met by earlier passes.
+    fn after(self, spent: usize) -> Outcome {
+        match self {
+            Outcome::Solved { moves, optimal, positions } => {
+                Outcome::Solved { moves, optimal, positions: positions + spent }
+            }
+            Outcome::Unsolvable { positions } => Outcome::Unsolvable { positions: positions + spent },
+            Outcome::GaveUp { positions } => Outcome::GaveUp { positions: positions + spent },
+        }
+    }
+}
