@@ -16,6 +16,9 @@
 //! breadth-first line) are held against an iterative deepening over the same legality test: the
 //! least depth at which a won layout is met.
 //!
+//! Full standard decks of the common variant, where the solver is the common variant's engine,
+//! are held to the checker and, for "no win", to the oracle.
+//!
 //! `cargo test -p bhref --test reference gaps_differential` runs 3,000 deals per variant; set
 //! `BHREF_GAPS_DIFF_CASES` for more.
 
@@ -109,6 +112,32 @@ fn the_basic_solver_agrees_with_the_oracle_and_brute_force() {
 #[test]
 fn the_common_solver_agrees_with_the_oracle_and_brute_force() {
     differential(Variant::Common, 4);
+}
+
+/// Full decks of the common variant (4 suits of 13 ranks), which the solver hands to the
+/// common variant's engine: standard deals it decides within a small budget, each win replayed
+/// by the checker and each "no win" confirmed by the breadth-first oracle, which fits these.
+#[test]
+fn full_decks_of_the_common_variant_are_decided_and_each_no_win_confirmed() {
+    let budget = Budget { max_nodes: 1_000_000, ..Budget::default() };
+    let (mut won, mut unwinnable) = (0, 0);
+    for seed in [59, 65, 73, 81, 82] {
+        let layout = deal(seed, 13, 4);
+        match solve(&layout, Variant::Common, &budget).outcome {
+            Outcome::Solved(moves) => {
+                assert!(check(&layout, Variant::Common, &move_integers(&moves)).is_solution(), "GEN {seed}");
+                won += 1;
+            }
+            Outcome::Unsolvable => {
+                let decision = decide(&layout, Variant::Common, 2_000_000);
+                assert!(matches!(decision, Decision::Unwinnable { .. }), "GEN {seed}: {decision:?}");
+                unwinnable += 1;
+            }
+            Outcome::GaveUp => panic!("GEN {seed} 13 4 undecided within {} positions", budget.max_nodes),
+        }
+    }
+    // Both answers occur, so the test holds the engine to both.
+    assert!(won > 0 && unwinnable > 0, "{won} won, {unwinnable} unwinnable");
 }
 
 /// The legal moves of `layout`, each as the layout it leads to: every card against every gap

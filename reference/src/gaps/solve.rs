@@ -12,12 +12,18 @@
 //! search from going round a cycle, so a set that is full (its memory bound reached) can only
 //! make the search give up, never answer wrongly. A won position has no legal move (every gap
 //! follows a King), so a position is tested for a win only when it has none.
+//!
+//! [`solve`] hands the common variant to its engine ([`super::common::any_win`]: weighted A*
+//! and a walk over a stubborn set of moves, with a deadlock test) wherever the engine takes the
+//! layout (at most 8 suits and 63 cells): on full decks it decides far more deals than this
+//! search. [`explore`] stays this search's (the paper's Table 2 counts every position).
 
 use std::time::Instant;
 
 pub use crate::budget::{Budget, Outcome, Solution, Stats};
 
 use super::check::check;
+use super::common;
 use super::model::{move_integers, Layout, Move, Variant};
 use crate::memo::KeySet;
 
@@ -246,6 +252,9 @@ impl<'a> Search<'a> {
 /// # Panics
 /// When a solution found fails the checker: a bug of the solver, never a wrong answer given.
 pub fn solve(layout: &Layout, variant: Variant, budget: &Budget) -> Solution<Move> {
+    if variant == Variant::Common && common::fits(layout) {
+        return solve_common(layout, budget);
+    }
     let mut search = Search::new(layout, variant, budget);
     let outcome = match search.run(true) {
         // A search that ended met every reachable position: one it skipped was in the set, so
@@ -261,6 +270,35 @@ pub fn solve(layout: &Layout, variant: Variant, budget: &Budget) -> Solution<Mov
         }
     };
     Solution { outcome, stats: search.stats() }
+}
+
+/// What the common variant's engine keeps for each position it meets, at most: the position
+/// (seven words on a full deck), its entry in the table, the line to it and its place in the
+/// queue. A budget's memory divided by this is the most positions one pass may meet.
+const BYTES_PER_POSITION: usize = 160;
+
+/// The common variant on a layout the engine takes: [`common::any_win`] within the budget's
+/// nodes (as positions met in one pass), memory and time.
+fn solve_common(layout: &Layout, budget: &Budget) -> Solution<Move> {
+    let started = Instant::now();
+    let most = usize::try_from(budget.max_nodes).unwrap_or(usize::MAX).min(budget.memo_bytes / BYTES_PER_POSITION);
+    let limit = common::Limit { positions: most, deadline: budget.time.map(|time| started + time) };
+    let (outcome, positions) = match common::any_win(layout, limit) {
+        common::Outcome::Solved { moves, positions, .. } => {
+            let report = check(layout, Variant::Common, &move_integers(&moves));
+            assert!(report.is_solution(), "the engine's line fails the checker: {}", report.finding);
+            (Outcome::Solved(moves), positions)
+        }
+        common::Outcome::Unsolvable { positions } => (Outcome::Unsolvable, positions),
+        common::Outcome::GaveUp { positions } => (Outcome::GaveUp, positions),
+    };
+    let stats = Stats {
+        nodes: positions as u64,
+        elapsed: started.elapsed(),
+        peak_memo_entries: positions.min(most),
+        peak_memo_bytes: positions.min(most) * BYTES_PER_POSITION,
+    };
+    Solution { outcome, stats }
 }
 
 /// Counts every position reachable from `layout` under `variant` (not stopping at a win),
@@ -301,6 +339,18 @@ mod tests {
         let layout = parse_layout("f", FIGURE).unwrap();
         let integers = crate::gaps::parse::read_integers(line);
         assert!(crate::gaps::check::check(&layout, Variant::Basic, &integers).is_solution());
+    }
+
+    #[test]
+    fn the_common_variants_engine_keeps_to_the_budgets_time_and_positions() {
+        let full_deck = crate::gaps::generate::deal(21, 13, 4);
+        let no_time = Budget { time: Some(std::time::Duration::ZERO), ..Budget::default() };
+        assert_eq!(solve(&full_deck, Variant::Common, &no_time).outcome, Outcome::GaveUp);
+        let few = Budget { max_nodes: 1000, ..Budget::default() };
+        let solution = solve(&full_deck, Variant::Common, &few);
+        assert_eq!(solution.outcome, Outcome::GaveUp);
+        // Three passes (two weighted, the walk), each stopped at the cap.
+        assert!(solution.stats.nodes <= 3 * 1000, "{:?}", solution.stats);
     }
 
     #[test]

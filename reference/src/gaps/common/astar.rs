@@ -12,7 +12,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::BuildHasherDefault;
 
-use super::{reduce, take_back, Board, Order, Outcome, Position, PositionHasher};
+use super::{reduce, take_back, Board, Limit, Order, Outcome, Position, PositionHasher};
 use crate::gaps::model::Move;
 
 /// One position met: how it was first reached (its parent's index and the move), and `g`.
@@ -31,7 +31,7 @@ const DEAD: u32 = u32::MAX;
 struct Search<'a, const WORDS: usize> {
     board: &'a Board,
     order: Order,
-    cap: usize,
+    limit: Limit,
     /// Each position met: its index in `met`, or [`DEAD`].
     index: HashMap<Position<WORDS>, u32, BuildHasherDefault<PositionHasher>>,
     met: Vec<(Position<WORDS>, Met)>,
@@ -56,7 +56,7 @@ impl<const WORDS: usize> Search<'_, WORDS> {
     /// still queued is queued again when `step` reaches it by fewer moves.
     fn meet(&mut self, cells: &[u8], step: Met) -> Result<(), CapReached> {
         let position = self.board.pack(cells);
-        let full = self.index.len() >= self.cap;
+        let full = self.limit.reached(self.index.len());
         let (at, bound) = match self.index.entry(position) {
             Entry::Occupied(seen) => {
                 // With a consistent bound a position is first expanded by a shortest line.
@@ -91,12 +91,12 @@ impl<const WORDS: usize> Search<'_, WORDS> {
     }
 }
 
-/// Searches `cells` of `board` by A* in `order`, meeting at most `cap` positions.
-pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order: Order, cap: usize) -> Outcome {
+/// Searches `cells` of `board` by A* in `order`, within `limit`.
+pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order: Order, limit: Limit) -> Outcome {
     let mut search = Search::<WORDS> {
         board,
         order,
-        cap,
+        limit,
         index: HashMap::default(),
         met: Vec::new(),
         expanded: Vec::new(),
@@ -115,7 +115,7 @@ pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order:
         board.unpack(search.met[at].0, cells);
         if board.won(cells) {
             let (optimal, positions) = (order == Order::Optimal, search.positions());
-            return Outcome::Solved { moves: line_to(&search.met, at, board.width), optimal, positions };
+            return Outcome::Solved { moves: line_to(&search.met, at, board), optimal, positions };
         }
         let g = search.met[at].1.moves + 1;
         board.moves(cells, &mut moves);
@@ -134,12 +134,11 @@ pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order:
 
 /// The moves from the start to position `at`, in the layout's positions (a row of `width`
 /// cells here is a row of `width + 1` there, the Ace column first).
-fn line_to<const WORDS: usize>(met: &[(Position<WORDS>, Met)], mut at: usize, width: usize) -> Vec<Move> {
+fn line_to<const WORDS: usize>(met: &[(Position<WORDS>, Met)], mut at: usize, board: &Board) -> Vec<Move> {
     let mut line = Vec::new();
     while met[at].1.parent != u32::MAX {
         let step = &met[at].1;
-        let cell = step.cell as usize;
-        line.push(Move { card: u32::from(step.card), to: cell / width * (width + 1) + cell % width + 1 });
+        line.push(board.layout_move(step.card, step.cell as usize));
         at = step.parent as usize;
     }
     line.reverse();

@@ -9,14 +9,23 @@
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
-use super::{reduce, take_back, Board, Position, PositionHasher};
+use super::{reduce, take_back, Board, Limit, Position, PositionHasher};
+use crate::gaps::model::Move;
 
 /// What the walk found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Found {
-    Win { positions: usize },
-    NoWin { positions: usize },
-    GaveUp { positions: usize },
+    /// A win, by these moves (in the layout's positions), of no particular length.
+    Win {
+        positions: usize,
+        moves: Vec<Move>,
+    },
+    NoWin {
+        positions: usize,
+    },
+    GaveUp {
+        positions: usize,
+    },
 }
 
 /// One position on the walk's path: its moves still to try (`pending[start..end]`, taken from
@@ -27,8 +36,8 @@ struct Frame {
     undo: Option<(u8, usize, usize)>,
 }
 
-/// Walks every position reachable from `cells` (left as it was found), meeting at most `cap`.
-pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], cap: usize) -> Found {
+/// Walks every position reachable from `cells` (left as it was found), within `limit`.
+pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limit: Limit) -> Found {
     let mut seen: HashSet<Position<WORDS>, BuildHasherDefault<PositionHasher>> = HashSet::default();
     seen.insert(board.pack(cells));
     if board.dead(cells) {
@@ -40,11 +49,13 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], cap:
     loop {
         // A position just entered: won, or its moves are pushed.
         if board.won(cells) {
+            let line = path.iter().filter_map(|frame| frame.undo).chain(undo);
+            let moves = line.map(|(card, _, to)| board.layout_move(card, to)).collect();
             if let Some((card, from, to)) = undo {
                 take_back(cells, card, from, to);
             }
             undo_path(&path, cells);
-            return Found::Win { positions: seen.len() };
+            return Found::Win { positions: seen.len(), moves };
         }
         children_of(board, cells, &mut children);
         let start = pending.len();
@@ -63,7 +74,7 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], cap:
             frame.end -= 1;
             let (card, to) = pending[frame.end];
             let from = board.play(cells, card, to);
-            if seen.len() >= cap {
+            if limit.reached(seen.len()) {
                 take_back(cells, card, from, to);
                 undo_path(&path, cells);
                 return Found::GaveUp { positions: seen.len() };
