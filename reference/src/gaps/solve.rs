@@ -262,14 +262,19 @@ pub fn solve(layout: &Layout, variant: Variant, budget: &Budget) -> Solution<Mov
         // searched again.
         Ok(()) => Outcome::Unsolvable,
         Err((Stop::OutOfBudget, _)) => Outcome::GaveUp,
-        Err((Stop::Won, line)) => {
-            let integers = move_integers(&line);
-            let report = check(layout, variant, &integers);
-            assert!(report.is_solution(), "the solver's line fails the checker: {}", report.finding);
-            Outcome::Solved(line)
-        }
+        Err((Stop::Won, line)) => replayed(layout, variant, line),
     };
     Solution { outcome, stats: search.stats() }
+}
+
+/// `line`, a win a search found, once the checker has replayed it.
+///
+/// # Panics
+/// When the checker refuses it: a bug of the search, never a wrong answer given.
+fn replayed(layout: &Layout, variant: Variant, line: Vec<Move>) -> Outcome<Move> {
+    let report = check(layout, variant, &move_integers(&line));
+    assert!(report.is_solution(), "the solver's line fails the checker: {}", report.finding);
+    Outcome::Solved(line)
 }
 
 /// What the common variant's engine keeps for each position it meets, at most: the position
@@ -284,11 +289,7 @@ fn solve_common(layout: &Layout, budget: &Budget) -> Solution<Move> {
     let most = usize::try_from(budget.max_nodes).unwrap_or(usize::MAX).min(budget.memo_bytes / BYTES_PER_POSITION);
     let limit = common::Limit { positions: most, deadline: budget.time.map(|time| started + time) };
     let (outcome, positions) = match common::any_win(layout, limit) {
-        common::Outcome::Solved { moves, positions, .. } => {
-            let report = check(layout, Variant::Common, &move_integers(&moves));
-            assert!(report.is_solution(), "the engine's line fails the checker: {}", report.finding);
-            (Outcome::Solved(moves), positions)
-        }
+        common::Outcome::Solved { moves, positions, .. } => (replayed(layout, Variant::Common, moves), positions),
         common::Outcome::Unsolvable { positions } => (Outcome::Unsolvable, positions),
         common::Outcome::GaveUp { positions } => (Outcome::GaveUp, positions),
     };
