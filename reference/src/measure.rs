@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The 95% Wilson score interval for `k` successes in `n` trials (sound near 0 and 1, unlike
 /// the normal approximation).
@@ -47,13 +47,15 @@ pub fn thread_cpu_time() -> Option<Duration> {
 
 /// `measure(i)` for every `i` in `0..count`, in that order, taken on `threads` threads that share
 /// the indices out one at a time (so a slow deal holds up one thread, not a share of the rest).
+/// A run longer than [`PROGRESS_EVERY`] says on standard error how far it has come, at most once
+/// per that interval, so that an hour's `stats` is not silent until its end.
 pub fn each_on_threads<T: Default + Clone + Send>(
     count: u64,
     threads: usize,
     measure: impl Fn(u64) -> T + Sync,
 ) -> Vec<T> {
     let next = AtomicU64::new(0);
-    let results = Mutex::new(vec![T::default(); count as usize]);
+    let results = Mutex::new((vec![T::default(); count as usize], Progress::new(count)));
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| loop {
@@ -62,11 +64,45 @@ pub fn each_on_threads<T: Default + Clone + Send>(
                     break;
                 }
                 let value = measure(index);
-                results.lock().unwrap_or_else(|e| e.into_inner())[index as usize] = value;
+                let mut results = results.lock().unwrap_or_else(|e| e.into_inner());
+                results.0[index as usize] = value;
+                if let Some(line) = results.1.one_done(Instant::now()) {
+                    eprintln!("{line}");
+                }
             });
         }
     });
-    results.into_inner().unwrap_or_else(|e| e.into_inner())
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).0
+}
+
+/// How often a long run of [`each_on_threads`] reports its progress.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(30);
+
+/// Deals measured so far, and when that was last said.
+struct Progress {
+    count: u64,
+    done: u64,
+    started: Instant,
+    said: Instant,
+}
+
+impl Progress {
+    fn new(count: u64) -> Progress {
+        let now = Instant::now();
+        Progress { count, done: 0, started: now, said: now }
+    }
+
+    /// Counts one more deal measured at `now`; the line to say, when one is due (never for the
+    /// last deal: the report follows at once).
+    fn one_done(&mut self, now: Instant) -> Option<String> {
+        self.done += 1;
+        if now.duration_since(self.said) < PROGRESS_EVERY || self.done == self.count {
+            return None;
+        }
+        self.said = now;
+        let (done, count, seconds) = (self.done, self.count, now.duration_since(self.started).as_secs());
+        Some(format!("bhref stats: {done} of {count} deals measured, {} min {} s", seconds / 60, seconds % 60))
+    }
 }
 
 /// `work`'s value and the CPU time the calling thread spent on it, its memory's release included.
@@ -99,6 +135,19 @@ pub fn peak_rss_kib() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A long run says how far it has come at most once per interval, and never for its last
+    /// deal; the clock is handed in, so nothing waits.
+    #[test]
+    fn progress_is_said_once_per_interval_and_not_at_the_end() {
+        let mut progress = Progress::new(4);
+        let start = progress.started;
+        assert_eq!(progress.one_done(start + Duration::from_secs(10)), None);
+        let line = progress.one_done(start + PROGRESS_EVERY + Duration::from_secs(65));
+        assert_eq!(line.as_deref(), Some("bhref stats: 2 of 4 deals measured, 1 min 35 s"));
+        assert_eq!(progress.one_done(start + PROGRESS_EVERY + Duration::from_secs(70)), None);
+        assert_eq!(progress.one_done(start + 9 * PROGRESS_EVERY), None);
+    }
 
     #[test]
     fn wilson_interval_matches_the_paper() {
