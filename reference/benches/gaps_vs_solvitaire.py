@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""Gaps, basic variant: bhref against Solvitaire (Blake & Gent's solver, the public anchor of
-issue 34) on the same deals, one process at a time, in the same run.
+"""Gaps: bhref against Solvitaire (Blake & Gent's solver, the public anchor of issues 34 and 48)
+on the same deals, one process at a time, in the same run.
 
     python3 reference/benches/gaps_vs_solvitaire.py SOLVITAIRE BHREF [DEALS=200]
+        [--variant basic|common] [--time-limit SECS]
 
 SOLVITAIRE is a built `solvitaire` binary (github.com/thecharlesblake/Solvitaire; it builds with
 g++ -std=c++14 -O3 -DNDEBUG -Ilib -Ilib/rapidjson src/main/**/*.cpp -lboost_program_options),
-BHREF a release `bhref`. For seeds 1..DEALS the deal is Solvitaire's own (`--type
-gaps-basic-variant --random SEED --deal-only`), converted to a bhref layout (its rows read left
-to right, its gap placeholder `AS` a gap, its suit numbers C H S D as rows 0 to 3, whose Two each
-first column takes); each deal is decided by `solvitaire --classify` and by `bhref --game gaps
-SOLVE`, each timed as a whole process (user + system CPU, and peak resident memory, from
-wait4: a floor of about 14 MiB is the
-forked Python before exec). Prints every deal's row, then both answers' agreement and the CPU per deal (median, p99,
-max, mean) with the ratios. A disagreement is an error (exit 1).
+BHREF a release `bhref`. The basic variant is Solvitaire's preset `gaps-basic-variant` against
+`bhref --game gaps SOLVE`; the common variant (any Two into a gap of the first column) its
+`gaps-one-deal` against `SOLVECOMMON`. For seeds 1..DEALS the deal is Solvitaire's own (`--type
+PRESET --random SEED --deal-only`), converted to a bhref layout (its rows read left to right,
+its gap placeholder `AS` a gap, its suit numbers C H S D as rows 0 to 3, whose Two each first
+column takes in the basic variant); each deal is decided by `solvitaire --classify` and by
+bhref, each timed as a whole process (user + system CPU, and peak resident memory, from wait4:
+a floor of about 14 MiB is the forked Python before exec). With --time-limit both get the same
+wall-clock limit (Solvitaire's --timeout, bhref's --time-limit) and a deal either leaves
+undecided counts as such. Prints every deal's row, then how many each decided, their agreement
+on the deals both decided, and the CPU per deal on those deals (median, p99, max, mean) with
+the ratios. A disagreement is an error (exit 1).
 """
 
 import json
@@ -38,9 +43,16 @@ def timed(argv):
         return out.read().decode(), usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def layout(solvitaire, seed):
+PRESET = {"basic": "gaps-basic-variant", "common": "gaps-one-deal"}
+COMMAND = {"basic": "SOLVE", "common": "SOLVECOMMON"}
+SOLVITAIRE_ANSWER = {"solved": "won", "unsolvable": "lost", "timed-out": "undecided",
+                     "memory-limit-reached": "undecided"}
+BHREF_ANSWER = {"1": "won", "0": "lost", "-1": "undecided"}
+
+
+def layout(solvitaire, preset, seed):
     deal = subprocess.run(
-        [solvitaire, "--type", "gaps-basic-variant", "--random", str(seed), "--deal-only"],
+        [solvitaire, "--type", preset, "--random", str(seed), "--deal-only"],
         capture_output=True, text=True, check=True,
     ).stdout
     lines = ["13 4"]
@@ -57,30 +69,63 @@ def spread(values):
     return at(0.5), at(0.99), values[-1], sum(values) / len(values)
 
 
+def arguments():
+    """(solvitaire, bhref, deals, variant, time limit in seconds or None) from the command line."""
+    words, options = [], {"--variant": "basic", "--time-limit": None}
+    argv = iter(sys.argv[1:])
+    for word in argv:
+        if word in options:
+            options[word] = next(argv, None)
+        else:
+            words.append(word)
+    if len(words) not in (2, 3) or options["--variant"] not in PRESET:
+        sys.exit(__doc__)
+    limit = options["--time-limit"]
+    return words[0], words[1], int(words[2]) if len(words) > 2 else 200, options["--variant"], \
+        float(limit) if limit else None
+
+
+def decide(solvitaire, bhref, variant, limit, seed, path):
+    """Both answers ('won', 'lost' or 'undecided') with their CPU seconds and peak KiB."""
+    s_argv = [solvitaire, "--type", PRESET[variant], "--random", str(seed), "--classify"]
+    b_argv = [bhref, "--game", "gaps", COMMAND[variant], path]
+    if limit:
+        s_argv += ["--timeout", str(int(limit * 1000))]
+        b_argv += ["--time-limit", str(limit)]
+    out, s_cpu, s_rss = timed(s_argv)
+    s_answer = SOLVITAIRE_ANSWER[out.strip().splitlines()[-1].split(", ")[-1]]
+    out, b_cpu, b_rss = timed(b_argv)
+    return s_answer, s_cpu, s_rss, BHREF_ANSWER[out.split()[0]], b_cpu, b_rss
+
+
 def main():
-    solvitaire, bhref = sys.argv[1], sys.argv[2]
-    deals = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    solvitaire, bhref, deals, variant, limit = arguments()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(1, deals + 1):
             path = os.path.join(tmp, f"deal-{seed}.txt")
             with open(path, "w") as f:
-                f.write(layout(solvitaire, seed))
-            out, s_cpu, s_rss = timed([solvitaire, "--type", "gaps-basic-variant", "--random", str(seed), "--classify"])
-            s_won = out.strip().splitlines()[-1].split(", ")[-1] == "solved"
-            out, b_cpu, b_rss = timed([bhref, "--game", "gaps", "SOLVE", path])
-            b_won = out.split()[0] == "1"
-            rows.append((seed, s_won, s_cpu, s_rss, b_won, b_cpu, b_rss))
-            print(f"{seed} solvitaire {'won' if s_won else 'lost'} {s_cpu:.3f} s {s_rss} KiB; "
-                  f"bhref {'won' if b_won else 'lost'} {b_cpu:.3f} s {b_rss} KiB", flush=True)
-    disagree = [r[0] for r in rows if r[1] != r[4]]
-    won = sum(r[4] for r in rows)
-    print(f"\n{deals} deals: {won} won ({100 * won / deals:.1f}%); answers disagree on {len(disagree)} {disagree}")
-    s, b = spread([r[2] for r in rows]), spread([r[5] for r in rows])
+                f.write(layout(solvitaire, PRESET[variant], seed))
+            s_answer, s_cpu, s_rss, b_answer, b_cpu, b_rss = decide(solvitaire, bhref, variant, limit, seed, path)
+            rows.append((seed, s_answer, s_cpu, s_rss, b_answer, b_cpu, b_rss))
+            print(f"{seed} solvitaire {s_answer} {s_cpu:.3f} s {s_rss} KiB; "
+                  f"bhref {b_answer} {b_cpu:.3f} s {b_rss} KiB", flush=True)
+    both = [r for r in rows if "undecided" not in (r[1], r[4])]
+    disagree = [r[0] for r in both if r[1] != r[4]]
+    print(f"\n{variant} variant, {deals} deals" + (f", {limit:g} s each" if limit else ""))
+    for name, at in [("solvitaire", 1), ("bhref", 4)]:
+        count = {answer: sum(r[at] == answer for r in rows) for answer in ("won", "lost", "undecided")}
+        print(f"{name}: decided {deals - count['undecided']} ({count['won']} won, {count['lost']} lost), "
+              f"undecided {count['undecided']}")
+    print(f"both decided {len(both)}; answers disagree on {len(disagree)} {disagree}")
+    if not both:
+        sys.exit(1 if disagree else 0)
+    s, b = spread([r[2] for r in both]), spread([r[5] for r in both])
     for name, (ss, bb) in zip(["median", "p99", "max", "mean"], zip(s, b)):
-        print(f"CPU per deal, {name}: solvitaire {ss:.3f} s, bhref {bb:.3f} s, ratio {ss / max(bb, 1e-3):.1f}")
-    print(f"total CPU: solvitaire {sum(r[2] for r in rows):.1f} s, bhref {sum(r[5] for r in rows):.1f} s, "
-          f"ratio {sum(r[2] for r in rows) / sum(r[5] for r in rows):.1f}")
+        print(f"CPU per deal both decided, {name}: solvitaire {ss:.3f} s, bhref {bb:.3f} s, "
+              f"ratio {ss / max(bb, 1e-3):.1f}")
+    print(f"total CPU on those: solvitaire {sum(r[2] for r in both):.1f} s, bhref {sum(r[5] for r in both):.1f} s, "
+          f"ratio {sum(r[2] for r in both) / max(sum(r[5] for r in both), 1e-3):.1f}")
     print(f"peak memory per deal, max: solvitaire {max(r[3] for r in rows) / 1024:.0f} MiB, "
           f"bhref {max(r[6] for r in rows) / 1024:.0f} MiB")
     sys.exit(1 if disagree else 0)
