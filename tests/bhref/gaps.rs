@@ -125,3 +125,18 @@ fn stats_prints_every_figure_it_was_asked_for() {
         assert!(out.contains(part), "{part}:\n{out}");
     }
 }
+
+/// The paper's Table 2 through the command line: block search against a full depth-first search
+/// on the basic variant; the common variant has no block search, and saying so is a usage error.
+#[test]
+fn stats_reports_the_block_search_beside_the_full_search_of_the_basic_variant() {
+    let (code, out, err) = gaps(&["stats", "--deals", "12", "--ranks", "6", "--blocks", "--threads", "1"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("block search (Table 2), 12 deals both counted in full (12 agree on the win)"), "{out}");
+    for part in ["DFS positions mean", "blocks mean", "block size", ", R ", "(DFS / blocks "] {
+        assert!(out.contains(part), "{part}:\n{out}");
+    }
+    let (code, out, err) = gaps(&["stats", "--blocks", "--variant", "common"], "");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("--blocks is the basic variant's block search"), "{err}");
+}

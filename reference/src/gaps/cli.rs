@@ -32,7 +32,8 @@ Commands in full:
   bhref --game gaps SOLVE [LAYOUT] [--oracle search|bfs] [--stats] [--nodes N] [--time-limit SECS]
   bhref --game gaps SOLVECOMMON [LAYOUT] [--oracle search|bfs] [--stats] [--nodes N] [--time-limit SECS]
   bhref --game gaps GEN seed [ranks=13] [suits=4]
-  bhref --game gaps stats [--deals N] [--seed S] [--variant basic|common] [--full] [--probes 1,10]
+  bhref --game gaps stats [--deals N] [--seed S] [--variant basic|common] [--full] [--blocks]
+  [--probes 1,10]
   bhref --game gaps COMMAND --help    a command's arguments and output in full
 
 A layout is `R S`, then S rows of R+1 numbers: the row's Ace (row s: card s*R+1), then the
@@ -96,6 +97,7 @@ const STATS_ABOUT: &str = "\
 Measures the paper's figures on the deals GEN S..S+N-1 R S': the share winnable with its 95%
 Wilson interval, winning lines' lengths, nodes and CPU per deal of the search to the first win
 (median, p99, max, mean), with --full the positions a search of every reachable position meets,
+with --blocks the paper's Table 2 (the block search against that full search, basic variant),
 with --probes the success rate of random play with at most P probes, and the peak memory.";
 
 /// `bhref --game gaps COMMAND ...`.
@@ -229,6 +231,10 @@ pub struct StatsArgs {
     /// Also count every position reachable from each deal (the paper's Table 2)
     #[arg(long)]
     pub full: bool,
+    /// Also run the paper's block search on each deal, against a depth-first search of every
+    /// reachable position (its Table 2; the basic variant only)
+    #[arg(long)]
+    pub blocks: bool,
     /// Random play: success rates with at most each of these many probes (e.g. 1,10)
     #[arg(long, value_name = "P,...", value_delimiter = ',')]
     pub probes: Vec<u32>,
@@ -288,6 +294,11 @@ fn run_gen(args: &GenArgs) -> Result<(), Failure> {
 
 fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
     check_deck("stats", args.ranks, args.suits)?;
+    if args.blocks && args.variant == VariantName::Common {
+        return Err(Failure::bad(
+            "stats: --blocks is the basic variant's block search (seed 001 §4), not the common variant's",
+        ));
+    }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let request = StatsRequest {
         deals: args.deals,
@@ -301,6 +312,7 @@ fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
         budget_nodes: args.budget_nodes,
         memo_bytes: args.memo_mb.saturating_mul(1 << 20),
         full: args.full,
+        blocks: args.blocks,
         probes: args.probes.clone(),
         no_search: args.no_search,
         threads,

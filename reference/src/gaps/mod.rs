@@ -10,6 +10,8 @@
 //! - [`solve`]: layout + budget → solved / unsolvable / gave up (a depth-first search with an
 //!   exact set of positions met), every witness replayed; and the full count of reachable
 //!   positions;
+//! - [`block`]: the paper's block search (§4), the basic variant's second exact method: layout →
+//!   every reachable position covered by blocks, counted;
 //! - [`common`]: the common variant's engine (A* over a stubborn set of moves with a deadlock
 //!   test, and a depth-first walk for "no win"): layout + cap → a shortest or weighted win,
 //!   unsolvable, or gave up; Superpuzz's search;
@@ -22,6 +24,7 @@
 //! - [`stats`]: `bhref --game gaps stats`, the paper's figures measured;
 //! - [`cli`]: `bhref --game gaps ...`, the students' command-line contract.
 
+pub mod block;
 pub mod check;
 pub mod cli;
 pub mod common;

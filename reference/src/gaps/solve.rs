@@ -43,6 +43,52 @@ pub struct Exploration {
     pub stats: Stats,
 }
 
+/// A position as a key of [`KeySet`]: a guard bit first, then `bits` per cell right of the Ace
+/// column (enough for the deck's largest card), kept up to date move by move.
+#[derive(Clone, Debug)]
+pub(super) struct PositionKey {
+    pub(super) words: Vec<u64>,
+    /// Each position's first bit in the key (unused for the Ace column).
+    offsets: Vec<u32>,
+}
+
+impl PositionKey {
+    /// The key of `layout`'s position.
+    pub(super) fn new(layout: &Layout) -> PositionKey {
+        let bits = 32 - layout.deck.size().leading_zeros();
+        let width = layout.width();
+        let offsets: Vec<u32> = (0..layout.cells.len())
+            .map(|p| if p % width == 0 { 0 } else { 1 + (p - p / width - 1) as u32 * bits })
+            .collect();
+        let cells = layout.rows() * layout.deck.ranks as usize;
+        let mut key = PositionKey { words: vec![0; (1 + cells * bits as usize).div_ceil(64)], offsets };
+        key.words[0] = 1;
+        for position in (0..layout.cells.len()).filter(|p| p % width != 0) {
+            key.toggle(position, layout.cells[position]);
+        }
+        key
+    }
+
+    /// Flips `card`'s bits at `position`: adds it to an empty cell, or takes it out.
+    #[inline]
+    pub(super) fn toggle(&mut self, position: usize, card: u32) {
+        let offset = self.offsets[position];
+        let (word, at) = ((offset / 64) as usize, offset % 64);
+        let value = u64::from(card);
+        self.words[word] ^= value << at;
+        if at > 0 && (value >> (64 - at)) != 0 {
+            self.words[word + 1] ^= value >> (64 - at);
+        }
+    }
+
+    /// The key after `card` moves from `from` to `to` (a move made, or taken back).
+    #[inline]
+    pub(super) fn shift(&mut self, card: u32, from: usize, to: usize) {
+        self.toggle(from, card);
+        self.toggle(to, card);
+    }
+}
+
 /// One level of the depth-first search: the moves of its position are `moves[start..end]`,
 /// `next` the one to try next, `entered_by` the move (and where its card came from) that led
 /// here from the level above.
@@ -67,10 +113,8 @@ struct Search<'a> {
     variant: Variant,
     budget: &'a Budget,
     memo: Memo,
-    /// The current position's key, kept up to date move by move ([`Search::toggle`]).
-    key: Vec<u64>,
-    /// Each position's first bit in the key (unused for the Ace column).
-    offsets: Vec<u32>,
+    /// The current position's key, kept up to date move by move.
+    key: PositionKey,
     nodes: u64,
     /// Positions the full set could not take.
     dropped: u64,
@@ -80,47 +124,25 @@ struct Search<'a> {
 
 impl<'a> Search<'a> {
     fn new(layout: &Layout, variant: Variant, budget: &'a Budget) -> Self {
-        let bits = 32 - layout.deck.size().leading_zeros();
-        let width = layout.width();
-        // A guard bit first, then `bits` per cell right of the Ace column.
-        let offsets: Vec<u32> = (0..layout.cells.len())
-            .map(|p| if p % width == 0 { 0 } else { 1 + (p - p / width - 1) as u32 * bits })
-            .collect();
-        let cells = layout.rows() * layout.deck.ranks as usize;
-        let words = (1 + cells * bits as usize).div_ceil(64);
-        let mut search = Search {
+        let key = PositionKey::new(layout);
+        Search {
             place: layout.places(),
             gaps: layout.gaps().collect(),
             layout: layout.clone(),
             variant,
             budget,
-            memo: Memo::new(words, budget.memo_bytes),
-            key: vec![0; words],
-            offsets,
+            memo: Memo::new(key.words.len(), budget.memo_bytes),
+            key,
             nodes: 0,
             dropped: 0,
             wins: 0,
             started: Instant::now(),
-        };
-        search.key[0] = 1;
-        for position in 0..layout.cells.len() {
-            if position % width != 0 {
-                search.toggle(position, layout.cells[position]);
-            }
         }
-        search
     }
 
-    /// Flips `card`'s bits at `position` in the key: adds it to an empty cell, or takes it out.
     #[inline]
     fn toggle(&mut self, position: usize, card: u32) {
-        let offset = self.offsets[position];
-        let (word, at) = ((offset / 64) as usize, offset % 64);
-        let value = u64::from(card);
-        self.key[word] ^= value << at;
-        if at > 0 && (value >> (64 - at)) != 0 {
-            self.key[word + 1] ^= value >> (64 - at);
-        }
+        self.key.toggle(position, card);
     }
 
     /// The moves of the current position into `out`, gap by gap.
@@ -157,19 +179,19 @@ impl<'a> Search<'a> {
         let from = self.place[m.card as usize];
         self.toggle(from, m.card);
         self.toggle(m.to, m.card);
-        self.memo.prefetch(Memo::hash(&self.key));
+        self.memo.prefetch(Memo::hash(&self.key.words));
         self.toggle(from, m.card);
         self.toggle(m.to, m.card);
     }
 
     /// Records the current position; false when it was met before.
     fn first_visit(&mut self) -> bool {
-        let hash = Memo::hash(&self.key);
-        if self.memo.contains(&self.key, hash) {
+        let hash = Memo::hash(&self.key.words);
+        if self.memo.contains(&self.key.words, hash) {
             return false;
         }
         let before = self.memo.len();
-        self.memo.insert(&self.key);
+        self.memo.insert(&self.key.words);
         self.dropped += u64::from(self.memo.len() == before);
         true
     }

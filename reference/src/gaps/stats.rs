@@ -5,7 +5,8 @@
 //! count every reachable position, how many random probes). Output: the report's text:
 //! winnability with its 95% Wilson interval, winning lines' lengths, nodes and CPU per deal
 //! (median, p99, max, mean) for the search to the first win, positions per deal for the full
-//! search, the random-play success rates, and the peak memory.
+//! search, the block search against it (Table 2), the random-play success rates, and the peak
+//! memory.
 //!
 //! Deals are shared out among threads one at a time; CPU time is each deal's own thread's
 //! (`CLOCK_THREAD_CPUTIME_ID`), so the figures do not depend on how many threads ran.
@@ -13,6 +14,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use super::block::block_search;
 use super::generate::deal;
 use super::model::Variant;
 use super::play::sample;
@@ -33,6 +35,8 @@ pub struct StatsRequest {
     pub memo_bytes: usize,
     /// Also count every reachable position (not stopping at a win), as the paper's Table 2.
     pub full: bool,
+    /// Also run the block search (§4) against a full depth-first search, as the paper's Table 2.
+    pub blocks: bool,
     /// Random play: the success rate with at most each of these many probes (Table 1).
     pub probes: Vec<u32>,
     /// Skip the search (random play only).
@@ -53,6 +57,22 @@ struct DealFigures {
     positions: Option<(u64, bool)>,
     /// The first random probe that won.
     first_winning_probe: Option<u32>,
+    blocks: Option<BlockFigures>,
+}
+
+/// One deal's block search against a full depth-first search (both to the end).
+#[derive(Clone, Debug, Default)]
+struct BlockFigures {
+    dfs_positions: u64,
+    dfs_cpu: Duration,
+    blocks: u64,
+    /// Positions in the blocks, summed over blocks.
+    block_positions: u64,
+    block_cpu: Duration,
+    /// Both searches finished within the budget.
+    complete: bool,
+    /// Both found a won position, or neither did.
+    agree: bool,
 }
 
 fn measure(request: &StatsRequest, index: u64) -> DealFigures {
@@ -72,7 +92,21 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     });
     let most = request.probes.iter().copied().max().unwrap_or(0);
     let mut rng = SplitMix64::new(scramble(0x6761_7073, seed as u64));
+    let blocks = request.blocks.then(|| {
+        let (dfs, dfs_cpu) = thread_cpu_of(|| explore(&layout, request.variant, &budget));
+        let (count, block_cpu) = thread_cpu_of(|| block_search(&layout, &budget));
+        BlockFigures {
+            dfs_positions: dfs.positions,
+            dfs_cpu,
+            blocks: count.blocks,
+            block_positions: count.positions,
+            block_cpu,
+            complete: dfs.complete && count.complete,
+            agree: dfs.winnable == count.winnable,
+        }
+    });
     DealFigures {
+        blocks,
         winnable,
         moves,
         nodes: solution.stats.nodes,
@@ -141,6 +175,9 @@ pub fn report(request: &StatsRequest) -> String {
             spread(&mut positions, |v| v.to_string())
         );
     }
+    if request.blocks {
+        let _ = writeln!(out, "{}", table_2(&all));
+    }
     for &probes in &request.probes {
         let wins = all.iter().filter(|d| d.first_winning_probe.is_some_and(|p| p <= probes)).count() as u64;
         let _ = writeln!(out, "random play, at most {probes} probes: {}", rate(wins, n));
@@ -149,6 +186,30 @@ pub fn report(request: &StatsRequest) -> String {
     let rss = peak_rss_kib().map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0));
     let _ = writeln!(out, "peak memory: {rss} resident (the process); largest memo {:.1} MiB", memo as f64 / 1048576.0);
     out
+}
+
+/// The paper's Table 2 on the deals both searches finished: means per deal of the full
+/// depth-first search's positions, the blocks, the block size (positions in blocks over
+/// blocks), R (positions in blocks over the search's), and each one's CPU.
+fn table_2(all: &[DealFigures]) -> String {
+    let counted: Vec<&BlockFigures> = all.iter().filter_map(|d| d.blocks.as_ref()).filter(|b| b.complete).collect();
+    let n = counted.len().max(1) as f64;
+    let sum = |of: fn(&BlockFigures) -> u64| counted.iter().map(|b| of(b)).sum::<u64>() as f64;
+    let cpu = |of: fn(&BlockFigures) -> Duration| counted.iter().map(|b| of(b)).sum::<Duration>().as_secs_f64() / n;
+    let (dfs, blocks, in_blocks) = (sum(|b| b.dfs_positions), sum(|b| b.blocks), sum(|b| b.block_positions));
+    let (dfs_cpu, block_cpu) = (cpu(|b| b.dfs_cpu), cpu(|b| b.block_cpu));
+    let agree = counted.iter().filter(|b| b.agree).count();
+    format!(
+        "block search (Table 2), {} deals both counted in full ({agree} agree on the win): per deal, \
+         DFS positions mean {:.0}, blocks mean {:.0}, block size {:.1}, R {:.2}; CPU mean DFS {dfs_cpu:.4} s, \
+         block search {block_cpu:.4} s (DFS / blocks {:.2})",
+        counted.len(),
+        dfs / n,
+        blocks / n,
+        in_blocks / blocks.max(1.0),
+        in_blocks / dfs.max(1.0),
+        dfs_cpu / block_cpu.max(1e-9),
+    )
 }
 
 #[cfg(test)]
@@ -166,6 +227,7 @@ mod tests {
             budget_nodes: 1_000_000,
             memo_bytes: 1 << 30,
             full: true,
+            blocks: true,
             probes: vec![1, 10],
             no_search: false,
             threads: 2,
@@ -177,6 +239,7 @@ mod tests {
             "nodes median",
             "CPU median",
             "full search",
+            "block search (Table 2), 20 deals both counted in full (20 agree on the win)",
             "at most 10 probes",
             "peak memory",
         ] {
