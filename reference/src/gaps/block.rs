@@ -12,15 +12,19 @@
 //! holds `Π (l_X + 1)` positions; and at a position where `X` has not played all of `S_X`, its
 //! next move is the next of `S_X` (what decides it was written by no other line), so every move
 //! that leaves the block is a move of some `X` from its *face* `F_X` (the positions where `S_X`
-//! is all played). From each position of each face, the gap's move there (if any) starts a new
-//! block. By induction on a line of play every reachable position lies in some block searched,
-//! and only reachable positions do: the count is exact. A won position has no move, so it can
-//! only be the block's far corner (every line played), the only one tested.
+//! is all played). From each position of each face, the gap's move there (if any) leads into a
+//! new block. By induction on a line of play every reachable position lies in some block
+//! searched, and only reachable positions do: the count is exact. A won position has no move, so
+//! it can only be the block's far corner (every line played), the only one tested.
 //!
-//! Lines are grown one move at a time, gap by gap in turn, while they stay independent. A block's
-//! start and its edges (the positions of one line played alone) are marked as met (the paper's
-//! second choice, its ratio 1.33); a new block whose start is marked is not searched: that
-//! position lies in a block already taken. The marks are stored whole (`KeySet`), never hashes.
+//! Lines are grown one move at a time, gap by gap in turn, while they stay independent. A new
+//! block built on a face begins with the parent's other lines from there, as far as they keep
+//! clear of the move that left the face (its *footprint*): then the one move, made anywhere in
+//! that region of the face, leads into this one block (§4.6's part `G` of a face), and the
+//! region's other positions are passed over. A block's start and its edges (the positions of one
+//! line played alone) are marked as met (§4.7's second choice, its ratio 1.33); a new block whose
+//! start is marked is not searched, but the rest of its region is, position by position. The
+//! marks are stored whole (`KeySet`), never hashes.
 
 use crate::budget::Budget;
 use crate::memo::KeySet;
@@ -77,6 +81,24 @@ impl Board {
     }
 }
 
+/// A block to search: its start, and (for one built on a face) the lines it must begin with, so
+/// that it holds a whole region of the face's next positions, and the move that led to it.
+struct Pending {
+    cells: Vec<u32>,
+    /// Moves of the parent's other lines (keyed by where their gap lies at this start).
+    seeds: Vec<(usize, Line)>,
+    footprint: Option<Footprint>,
+}
+
+/// The cells of the move that left the parent's face: it wrote `writes` (the gap it filled,
+/// and the place its card left, where the gap now is: `writes[1]`) and read `read` (the cell
+/// left of the gap). The seeded lines keep clear of them, so that they commute with it.
+#[derive(Clone, Copy)]
+struct Footprint {
+    writes: [usize; 2],
+    read: usize,
+}
+
 /// Searches every position reachable from `layout` (at most 64 gaps) under the basic variant,
 /// block by block, within `budget` (`max_nodes` counts blocks; `memo_bytes` bounds the marks).
 pub fn block_search(layout: &Layout, budget: &Budget) -> BlockCount {
@@ -89,18 +111,31 @@ fn search(layout: &Layout, budget: &Budget, visit: &mut impl FnMut(&mut Board, &
     let start = Board::new(layout.clone());
     let mut marks = Marks::new(start.key.words.len(), budget.memo_bytes);
     let mut count = BlockCount { blocks: 0, positions: 0, winnable: false, complete: true };
-    let mut pending = vec![start.layout.cells.clone()];
-    while let Some(cells) = pending.pop() {
-        let mut board = Board::new(Layout { cells, ..layout.clone() });
+    let mut pending = vec![Pending { cells: start.layout.cells.clone(), seeds: Vec::new(), footprint: None }];
+    while let Some(block) = pending.pop() {
+        let mut board = Board::new(Layout { cells: block.cells, ..layout.clone() });
+        let gaps: Vec<usize> = board.layout.gaps().collect();
+        let mut lines = Lines::new(&board, &gaps, block.footprint);
         if marks.contains(&board.key.words, Marks::hash(&board.key.words)) {
+            // The rest of its region must still be searched: each position as a block of its own
+            // (the start, marked, lies in a block already taken).
+            lines.seed(&mut board, &block.seeds);
+            take_back_all(&mut board, &lines.lines);
+            let (seeded, start): (Vec<&Line>, Vec<u64>) = (lines.lines.iter().collect(), board.key.words.clone());
+            each_prefix(&mut board, &seeded, &mut |board| {
+                if board.key.words != start {
+                    pending.push(Pending { cells: board.layout.cells.clone(), seeds: Vec::new(), footprint: None });
+                }
+            });
             continue;
         }
         if count.blocks >= budget.max_nodes {
             count.complete = false;
             break;
         }
-        let gaps: Vec<usize> = board.layout.gaps().collect();
-        let lines = grow_lines(&mut board, &gaps);
+        lines.seed(&mut board, &block.seeds);
+        lines.grow(&mut board);
+        let lines = lines.lines;
         count.blocks += 1;
         count.positions += lines.iter().map(|line| line.len() as u64 + 1).product::<u64>();
         count.winnable |= board.layout.is_won(super::model::Variant::Basic);
@@ -110,49 +145,90 @@ fn search(layout: &Layout, budget: &Budget, visit: &mut impl FnMut(&mut Board, &
             count.complete = false;
             break;
         }
-        for (x, &gap) in gaps.iter().enumerate() {
-            leave_by_face(&mut board, &lines, (x, gap), &marks, &mut pending);
+        for x in 0..gaps.len() {
+            leave_by_face(&mut board, (&lines, &gaps), x, &marks, &mut pending);
         }
     }
     count
 }
 
-/// Grows each gap's line from `board`'s position, one move per gap in turn, while the lines stay
-/// independent; leaves `board` at the block's far corner (every line played) and returns the
-/// lines.
-fn grow_lines(board: &mut Board, gaps: &[usize]) -> Vec<Line> {
-    let cells = board.layout.cells.len();
-    // For each cell, the lines (bit X for gap X) that write it, and those that read it.
-    let (mut writers, mut readers) = (vec![0u64; cells], vec![0u64; cells]);
-    let mut at: Vec<usize> = gaps.to_vec();
-    for (x, &gap) in gaps.iter().enumerate() {
-        writers[gap] |= 1 << x;
+/// A block's lines as they grow, with the cells each reads and writes.
+struct Lines {
+    /// Where each gap lies after its line.
+    at: Vec<usize>,
+    /// For each cell, the lines (bit X for gap X) that write it, and those that read it.
+    writers: Vec<u64>,
+    readers: Vec<u64>,
+    lines: Vec<Line>,
+}
+
+impl Lines {
+    /// No moves yet; the gaps' cells (and a footprint's, as the gap's at `writes[1]`) taken.
+    fn new(board: &Board, gaps: &[usize], footprint: Option<Footprint>) -> Lines {
+        let cells = board.layout.cells.len();
+        let mut lines = Lines {
+            at: gaps.to_vec(),
+            writers: vec![0; cells],
+            readers: vec![0; cells],
+            lines: vec![Vec::new(); gaps.len()],
+        };
+        for (x, &gap) in gaps.iter().enumerate() {
+            lines.writers[gap] |= 1 << x;
+        }
+        if let Some(footprint) = footprint {
+            let x = gaps.iter().position(|&gap| gap == footprint.writes[1]).expect("the footprint's gap");
+            footprint.writes.iter().for_each(|&cell| lines.writers[cell] |= 1 << x);
+            lines.readers[footprint.read] |= 1 << x;
+        }
+        lines
     }
-    let mut lines: Vec<Line> = vec![Vec::new(); gaps.len()];
-    let mut growing = if gaps.len() == 64 { u64::MAX } else { (1u64 << gaps.len()) - 1 };
-    while growing != 0 {
-        for x in 0..gaps.len() {
-            if growing & (1 << x) == 0 {
-                continue;
+
+    /// Plays the move into gap `x`'s cell if it keeps the lines independent; whether it did.
+    fn extend(&mut self, board: &mut Board, x: usize, wanted: Option<Move>) -> bool {
+        let (gap, others) = (self.at[x], !(1u64 << x));
+        let Some(m) = board.move_into(gap).filter(|&m| wanted.is_none_or(|wanted| wanted == m)) else { return false };
+        let from = board.place[m.card as usize];
+        if self.writers[gap - 1] & others != 0 || (self.writers[from] | self.readers[from]) & others != 0 {
+            return false;
+        }
+        board.play(m);
+        self.readers[gap - 1] |= 1 << x;
+        self.writers[from] |= 1 << x;
+        self.at[x] = from;
+        self.lines[x].push((m, from));
+        true
+    }
+
+    /// Begins each line with its seed's moves, in turn, each line while they keep independent.
+    fn seed(&mut self, board: &mut Board, seeds: &[(usize, Line)]) {
+        let owners: Vec<usize> =
+            seeds.iter().map(|(gap, _)| self.at.iter().position(|at| at == gap).expect("a seed's gap")).collect();
+        let mut next = vec![0; seeds.len()];
+        let mut going = true;
+        while going {
+            going = false;
+            for (i, (_, seed)) in seeds.iter().enumerate() {
+                if next[i] < seed.len() && self.extend(board, owners[i], Some(seed[next[i]].0)) {
+                    (next[i], going) = (next[i] + 1, true);
+                } else {
+                    next[i] = seed.len();
+                }
             }
-            let others = !(1u64 << x);
-            let gap = at[x];
-            let independent_move = board.move_into(gap).filter(|m| {
-                let from = board.place[m.card as usize];
-                writers[gap - 1] & others == 0 && (writers[from] | readers[from]) & others == 0
-            });
-            let Some(m) = independent_move else {
-                growing &= others;
-                continue;
-            };
-            let from = board.play(m);
-            readers[gap - 1] |= 1 << x;
-            writers[from] |= 1 << x;
-            at[x] = from;
-            lines[x].push((m, from));
         }
     }
-    lines
+
+    /// Grows each line, one move per gap in turn, while the lines stay independent; leaves
+    /// `board` at the block's far corner (every line played).
+    fn grow(&mut self, board: &mut Board) {
+        let mut growing = if self.at.len() == 64 { u64::MAX } else { (1u64 << self.at.len()) - 1 };
+        while growing != 0 {
+            for x in 0..self.at.len() {
+                if growing & (1 << x) != 0 && !self.extend(board, x, None) {
+                    growing &= !(1u64 << x);
+                }
+            }
+        }
+    }
 }
 
 /// Takes back every line's moves from the far corner, back to the block's start.
@@ -187,49 +263,95 @@ fn mark(board: &Board, marks: &mut Marks) -> bool {
     marks.len() > before || marks.contains(&board.key.words, Marks::hash(&board.key.words))
 }
 
-/// From every position of the face of gap `x` (its line all played, the others' any prefixes),
-/// queues the position its next move leads to, unless that one is marked. `start` is where the
-/// gap lies at the block's start.
+/// A region of a face: for each other line, the prefix lengths from `low` to `high`.
+type Region = (Vec<usize>, Vec<usize>);
+
+/// From the face of gap `x` (its line all played, the others' any prefixes), queues blocks that
+/// hold every position one move of `x` leads to, unless that position is marked. Each queued
+/// block begins with as much of the other lines as commutes with its move, and so holds the
+/// next positions of a whole region of the face; positions of a region already queued are
+/// passed over. (`block` is the block's lines and its gaps' cells at its start.)
 fn leave_by_face(
     board: &mut Board,
-    lines: &[Line],
-    (x, start): (usize, usize),
+    (lines, gaps): (&[Line], &[usize]),
+    x: usize,
     marks: &Marks,
-    pending: &mut Vec<Vec<u32>>,
+    pending: &mut Vec<Pending>,
 ) {
     for &(m, _) in &lines[x] {
         board.play(m);
     }
-    let others: Vec<&Line> = lines.iter().enumerate().filter(|&(y, _)| y != x).map(|(_, line)| line).collect();
-    let gap = lines[x].last().map_or(start, |&(_, from)| from);
-    each_prefix(board, &others, &mut |board| {
-        if let Some(m) = board.move_into(gap) {
-            let from = board.play(m);
-            if !marks.contains(&board.key.words, Marks::hash(&board.key.words)) {
-                pending.push(board.layout.cells.clone());
-            }
-            board.unplay(m, from);
+    let others: Vec<usize> = (0..lines.len()).filter(|&y| y != x).collect();
+    let other_lines: Vec<&Line> = others.iter().map(|&y| &lines[y]).collect();
+    let gap = lines[x].last().map_or(gaps[x], |&(_, from)| from);
+    let mut regions: Vec<Region> = Vec::new();
+    let mut at = vec![0; others.len()];
+    each_prefix_at(board, &other_lines, &mut at, 0, &mut |board, at| {
+        let inside = |(low, high): &Region| at.iter().zip(low.iter().zip(high)).all(|(k, (l, h))| l <= k && k <= h);
+        if regions.iter().any(inside) {
+            return;
         }
+        let Some(m) = board.move_into(gap) else { return };
+        let from = board.play(m);
+        if !marks.contains(&board.key.words, Marks::hash(&board.key.words)) {
+            let footprint = Footprint { writes: [gap, from], read: gap - 1 };
+            let seeds: Vec<(usize, Line)> = others
+                .iter()
+                .zip(at.iter())
+                .map(|(&y, &k)| (k.checked_sub(1).map_or(gaps[y], |k| lines[y][k].1), lines[y][k..].to_vec()))
+                .collect();
+            let mut child = board.clone();
+            let child_gaps: Vec<usize> = child.layout.gaps().collect();
+            let mut seeded = Lines::new(&child, &child_gaps, Some(footprint));
+            seeded.seed(&mut child, &seeds);
+            let taken: Vec<(usize, Line)> = seeds
+                .into_iter()
+                .map(|(cell, _)| {
+                    let owner = child_gaps.iter().position(|&g| g == cell).expect("a seed's gap");
+                    (cell, seeded.lines[owner].clone())
+                })
+                .collect();
+            let high = at.iter().zip(&taken).map(|(k, (_, line))| k + line.len()).collect();
+            regions.push((at.to_vec(), high));
+            pending.push(Pending { cells: board.layout.cells.clone(), seeds: taken, footprint: Some(footprint) });
+        }
+        board.unplay(m, from);
     });
     for &(m, from) in lines[x].iter().rev() {
         board.unplay(m, from);
     }
 }
 
-/// Calls `visit` at every mix of prefixes of `lines` played on `board` (left as found).
-fn each_prefix(board: &mut Board, lines: &[&Line], visit: &mut impl FnMut(&mut Board)) {
-    let Some((line, rest)) = lines.split_first() else {
-        visit(board);
+/// Calls `visit` at every mix of prefixes of `lines[depth..]` played on `board` (left as found),
+/// with each line's prefix length in `at`, in order of those lengths, the first line's most
+/// significant.
+fn each_prefix_at(
+    board: &mut Board,
+    lines: &[&Line],
+    at: &mut [usize],
+    depth: usize,
+    visit: &mut impl FnMut(&mut Board, &[usize]),
+) {
+    let Some(line) = lines.get(depth) else {
+        visit(board, at);
         return;
     };
-    each_prefix(board, rest, visit);
-    for &(m, _) in line.iter() {
+    at[depth] = 0;
+    each_prefix_at(board, lines, at, depth + 1, visit);
+    for (k, &(m, _)) in line.iter().enumerate() {
         board.play(m);
-        each_prefix(board, rest, visit);
+        at[depth] = k + 1;
+        each_prefix_at(board, lines, at, depth + 1, visit);
     }
     for &(m, from) in line.iter().rev() {
         board.unplay(m, from);
     }
+    at[depth] = 0;
+}
+
+/// Calls `visit` at every mix of prefixes of `lines` played on `board` (left as found).
+fn each_prefix(board: &mut Board, lines: &[&Line], visit: &mut impl FnMut(&mut Board)) {
+    each_prefix_at(board, lines, &mut vec![0; lines.len()], 0, &mut |board, _| visit(board));
 }
 
 #[cfg(test)]
