@@ -139,4 +139,7 @@ fn stats_reports_the_block_search_beside_the_full_search_of_the_basic_variant() 
     let (code, out, err) = gaps(&["stats", "--blocks", "--variant", "common"], "");
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(err.contains("--blocks is the basic variant's block search"), "{err}");
+    let (code, out, err) = gaps(&["stats", "--blocks", "--suits", "65", "--ranks", "2"], "");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("--blocks takes at most 64 suits (one line per gap), not 65"), "{err}");
 }

@@ -299,6 +299,12 @@ fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
             "stats: --blocks is the basic variant's block search (seed 001 §4), not the common variant's",
         ));
     }
+    if args.blocks && args.suits > 64 {
+        return Err(Failure::bad(format!(
+            "stats: --blocks takes at most 64 suits (one line per gap), not {}",
+            args.suits
+        )));
+    }
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let request = StatsRequest {
         deals: args.deals,
