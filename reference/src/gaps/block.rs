@@ -270,7 +270,7 @@ type Region = (Vec<usize>, Vec<usize>);
 /// hold every position one move of `x` leads to, unless that position is marked. Each queued
 /// block begins with as much of the other lines as commutes with its move, and so holds the
 /// next positions of a whole region of the face; positions of a region already queued are
-/// passed over. (`block` is the block's lines and its gaps' cells at its start.)
+/// passed over. (`lines` are the block's, `gaps` its gaps' cells at its start.)
 fn leave_by_face(
     board: &mut Board,
     (lines, gaps): (&[Line], &[usize]),
