@@ -101,6 +101,8 @@ struct Footprint {
 
 /// Searches every position reachable from `layout` (at most 64 gaps) under the basic variant,
 /// block by block, within `budget` (`max_nodes` counts blocks; `memo_bytes` bounds the marks).
+/// Meant for few gaps (the paper's 4 and 6): each face's positions are visited one by one, and
+/// a face of `g` gaps' lines has up to `Π (l + 1)` of them.
 pub fn block_search(layout: &Layout, budget: &Budget) -> BlockCount {
     search(layout, budget, &mut |_, _| {})
 }
@@ -137,7 +139,9 @@ fn search(layout: &Layout, budget: &Budget, visit: &mut impl FnMut(&mut Board, &
         lines.grow(&mut board);
         let lines = lines.lines;
         count.blocks += 1;
-        count.positions += lines.iter().map(|line| line.len() as u64 + 1).product::<u64>();
+        // Saturating: 64 gaps of one move each would make 2^64 positions.
+        let size = lines.iter().fold(1u64, |size, line| size.saturating_mul(line.len() as u64 + 1));
+        count.positions = count.positions.saturating_add(size);
         count.winnable |= board.layout.is_won(super::model::Variant::Basic);
         take_back_all(&mut board, &lines);
         visit(&mut board, &lines);

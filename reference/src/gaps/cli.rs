@@ -299,9 +299,9 @@ fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
             "stats: --blocks is the basic variant's block search (seed 001 §4), not the common variant's",
         ));
     }
-    if args.blocks && args.suits > 64 {
+    if args.blocks && args.suits > 8 {
         return Err(Failure::bad(format!(
-            "stats: --blocks takes at most 64 suits (one line per gap), not {}",
+            "stats: --blocks takes at most 8 suits (a block's face has a position for every mix of the other gaps' lines), not {}",
             args.suits
         )));
     }
