@@ -140,11 +140,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    #[inline]
-    fn toggle(&mut self, position: usize, card: u32) {
-        self.key.toggle(position, card);
-    }
-
     /// The moves of the current position into `out`, gap by gap.
     #[inline]
     fn moves(&self, out: &mut Vec<Move>) {
@@ -155,8 +150,7 @@ impl<'a> Search<'a> {
     #[inline]
     fn play(&mut self, m: Move) -> usize {
         let from = self.layout.play(m, &mut self.place);
-        self.toggle(from, m.card);
-        self.toggle(m.to, m.card);
+        self.key.shift(m.card, from, m.to);
         let gap = self.gaps.iter().position(|&g| g == m.to).expect("a move fills a gap");
         self.gaps[gap] = from;
         from
@@ -166,8 +160,7 @@ impl<'a> Search<'a> {
     #[inline]
     fn unplay(&mut self, m: Move, from: usize) {
         self.layout.unplay(m, from, &mut self.place);
-        self.toggle(from, m.card);
-        self.toggle(m.to, m.card);
+        self.key.shift(m.card, from, m.to);
         let gap = self.gaps.iter().position(|&g| g == from).expect("the card left a gap");
         self.gaps[gap] = m.to;
     }
@@ -177,11 +170,9 @@ impl<'a> Search<'a> {
     #[inline]
     fn prefetch_after(&mut self, m: Move) {
         let from = self.place[m.card as usize];
-        self.toggle(from, m.card);
-        self.toggle(m.to, m.card);
+        self.key.shift(m.card, from, m.to);
         self.memo.prefetch(Memo::hash(&self.key.words));
-        self.toggle(from, m.card);
-        self.toggle(m.to, m.card);
+        self.key.shift(m.card, from, m.to);
     }
 
     /// Records the current position; false when it was met before.
