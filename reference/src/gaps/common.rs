@@ -34,8 +34,8 @@ mod reduce;
 /// is one word (4 suits of 13 ranks is 52).
 pub const MAX_CELLS: usize = 63;
 
-/// Cells packed into one word of a position (six bits each).
-const CELLS_PER_WORD: usize = 10;
+/// Bits a cell takes in a packed position (a card number below 64, 0 for a gap).
+const BITS_PER_CELL: usize = 6;
 
 /// What the search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,17 +58,41 @@ pub enum Order {
     Weighted(f64),
 }
 
-/// How far one pass of a search may go: positions met, and a moment past which it gives up.
+/// How far one pass of a search may go: positions met, the bytes they may take, and a moment
+/// past which it gives up.
 #[derive(Clone, Copy, Debug)]
 pub struct Limit {
     pub positions: usize,
+    /// What one pass's record of positions may take, each pass counting its own cost of a
+    /// position (`usize::MAX`: only `positions` bounds it).
+    pub memory: usize,
     pub deadline: Option<Instant>,
 }
 
+/// What the A* keeps for each position it meets, at most: the position (five words on a full
+/// deck), its entry in the table, the line to it and its places in the queue.
+pub const ASTAR_BYTES_PER_POSITION: usize = 160;
+
 impl Limit {
-    /// At most `positions` positions, and no deadline.
+    /// At most `positions` positions, whatever they take, and no deadline.
     pub fn positions(positions: usize) -> Limit {
-        Limit { positions, deadline: None }
+        Limit { positions, memory: usize::MAX, deadline: None }
+    }
+
+    /// This limit for the A*: its positions cost [`ASTAR_BYTES_PER_POSITION`].
+    fn for_a_star(self) -> Limit {
+        self.at_most(self.memory / ASTAR_BYTES_PER_POSITION)
+    }
+
+    /// This limit for the walk, whose set of packed positions (`WORDS` words and a control byte
+    /// each) doubles its table as it fills: the most positions a table holds (7/8 of its
+    /// buckets, a power of two) whose growth into it, the old table still held, fits the memory.
+    fn for_walk<const WORDS: usize>(self) -> Limit {
+        let bytes_per_bucket = std::mem::size_of::<Position<WORDS>>() + 1;
+        // Growing into `buckets` holds the half-size table too: 1.5 times the new one.
+        let buckets = (self.memory / bytes_per_bucket / 3).saturating_mul(2);
+        let most = if buckets < 16 { buckets / 2 } else { (1 << buckets.ilog2()) / 8 * 7 };
+        self.at_most(most)
     }
 
     /// Whether a pass that has met `met` positions must stop (the clock is read every 4,096).
@@ -84,8 +108,10 @@ impl Limit {
 
 /// The grid right of the Ace column: `rows × width` cells, 0 for a gap; cards numbered as in
 /// the layout (`suit * width + rank + 1`, rank 0 the absent Aces).
-/// Packed into `WORDS` words: four for up to 40 cells (Superpuzz), seven for the rest (a full
-/// deck), so that small boards keep small keys (six words cost Superpuzz's 4x7 deals 30%).
+/// Packed into `WORDS` words, six bits a cell end to end: three for up to 32 cells (Superpuzz),
+/// five for up to 53 (a full deck), six for the rest, so that each board keeps the smallest key
+/// it can (six words cost Superpuzz's 4x7 deals 30%, and the walk's set of a full deck holds
+/// half as many again in a GiB with five words as with seven).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Position<const WORDS: usize>([u64; WORDS]);
 
@@ -148,14 +174,25 @@ impl Board {
     fn pack<const WORDS: usize>(&self, cells: &[u8]) -> Position<WORDS> {
         let mut words = [0u64; WORDS];
         for (i, &card) in cells.iter().enumerate() {
-            words[i / CELLS_PER_WORD] |= u64::from(card) << (6 * (i % CELLS_PER_WORD));
+            let (word, shift) = (i * BITS_PER_CELL / 64, i * BITS_PER_CELL % 64);
+            words[word] |= u64::from(card) << shift;
+            // A cell that straddles two words puts its high bits at the bottom of the next.
+            if shift + BITS_PER_CELL > 64 {
+                words[word + 1] |= u64::from(card) >> (64 - shift);
+            }
         }
         Position(words)
     }
 
     fn unpack<const WORDS: usize>(&self, position: Position<WORDS>, cells: &mut [u8]) {
+        let words = position.0;
         for (i, cell) in cells.iter_mut().enumerate().take(self.cells()) {
-            *cell = ((position.0[i / CELLS_PER_WORD] >> (6 * (i % CELLS_PER_WORD))) & 63) as u8;
+            let (word, shift) = (i * BITS_PER_CELL / 64, i * BITS_PER_CELL % 64);
+            let mut bits = words[word] >> shift;
+            if shift + BITS_PER_CELL > 64 {
+                bits |= words[word + 1] << (64 - shift);
+            }
+            *cell = (bits & 63) as u8;
         }
     }
 
@@ -386,9 +423,10 @@ trait PackedSearch {
 fn on_board(layout: &Layout, search: impl PackedSearch) -> Outcome {
     assert!(fits(layout), "at most 8 suits and {MAX_CELLS} cells right of the Ace column");
     let (board, start) = board_of(layout);
-    match board.cells() <= 4 * CELLS_PER_WORD {
-        true => search.run::<4>(&board, &start),
-        false => search.run::<7>(&board, &start),
+    match (board.cells() * BITS_PER_CELL).div_ceil(64) {
+        ..=3 => search.run::<3>(&board, &start),
+        4 | 5 => search.run::<5>(&board, &start),
+        _ => search.run::<6>(&board, &start),
     }
 }
 
@@ -403,18 +441,18 @@ impl PackedSearch for Shortest {
         let (order, limit) = (self.order, self.limit);
         // Each pass starts from the deal (the A* leaves its grid at the last position it took).
         let mut cells = start.to_vec();
-        let spent = match astar::a_star::<WORDS>(board, &mut cells, order, limit.at_most(FIRST_TRY)) {
+        let spent = match astar::a_star::<WORDS>(board, &mut cells, order, limit.for_a_star().at_most(FIRST_TRY)) {
             Outcome::GaveUp { positions } if FIRST_TRY < limit.positions => positions,
             outcome => return outcome,
         };
         cells.copy_from_slice(start);
         // Where the walk finds a win, or wanders past the cap without deciding, the A* decides.
-        let walked = match decide::winnable::<WORDS>(board, &mut cells, limit) {
+        let walked = match decide::winnable::<WORDS>(board, &mut cells, limit.for_walk::<WORDS>()) {
             decide::Found::Win { positions, .. } | decide::Found::GaveUp { positions } => positions,
             decide::Found::NoWin { positions } => return Outcome::Unsolvable { positions: spent + positions },
         };
         cells.copy_from_slice(start);
-        astar::a_star::<WORDS>(board, &mut cells, order, limit).after(spent + walked)
+        astar::a_star::<WORDS>(board, &mut cells, order, limit.for_a_star()).after(spent + walked)
     }
 }
 
@@ -428,13 +466,13 @@ impl PackedSearch for AnyWin {
         let mut spent = 0;
         for mu in [3.0, 10.0] {
             let mut cells = start.to_vec();
-            match astar::a_star::<WORDS>(board, &mut cells, Order::Weighted(mu), self.limit) {
+            match astar::a_star::<WORDS>(board, &mut cells, Order::Weighted(mu), self.limit.for_a_star()) {
                 Outcome::GaveUp { positions } => spent += positions,
                 outcome => return outcome.after(spent),
             }
         }
         let mut cells = start.to_vec();
-        match decide::winnable::<WORDS>(board, &mut cells, self.limit) {
+        match decide::winnable::<WORDS>(board, &mut cells, self.limit.for_walk::<WORDS>()) {
             decide::Found::Win { positions, moves } => {
                 Outcome::Solved { moves, optimal: false, positions: spent + positions }
             }
@@ -454,5 +492,44 @@ impl Outcome {
             Outcome::Unsolvable { positions } => Outcome::Unsolvable { positions: positions + spent },
             Outcome::GaveUp { positions } => Outcome::GaveUp { positions: positions + spent },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::hash::BuildHasherDefault;
+
+    /// Every cell comes back as it went in, on boards of three, five and six words, where cells
+    /// straddle words (cell 10 of a board: bits 60 to 65).
+    #[test]
+    fn a_packed_position_unpacks_to_its_cells() {
+        for (rows, width) in [(4, 8), (4, 13), (7, 9)] {
+            let board = Board::new(rows, width);
+            let cells: Vec<u8> = (0..board.cells()).map(|i| ((i * 37 + 11) % 64) as u8).collect();
+            let mut back = vec![0; cells.len()];
+            match (board.cells() * BITS_PER_CELL).div_ceil(64) {
+                ..=3 => board.unpack(board.pack::<3>(&cells), &mut back),
+                4 | 5 => board.unpack(board.pack::<5>(&cells), &mut back),
+                _ => board.unpack(board.pack::<6>(&cells), &mut back),
+            }
+            assert_eq!(back, cells, "{rows} x {width}");
+        }
+    }
+
+    /// The walk's cap in a MiB: a set of that many positions has grown to the table the cap
+    /// assumes (7/8 of 16,384 buckets of a five-word key and a control byte: 672 KiB), whose
+    /// growth from half its size, the old table held, fits the MiB; one table larger would not.
+    #[test]
+    fn the_walks_positions_fit_its_memory() {
+        let most = Limit { positions: usize::MAX, memory: 1 << 20, deadline: None }.for_walk::<5>().positions;
+        assert_eq!(most, 14_336);
+        let mut set: HashSet<Position<5>, BuildHasherDefault<PositionHasher>> = HashSet::default();
+        set.extend((0..most as u64).map(|i| Position([i, 0, 0, 0, 0])));
+        let bytes_per_bucket = std::mem::size_of::<Position<5>>() + 1;
+        assert_eq!(set.capacity(), most);
+        assert!(3 * (most / 7 * 8) * bytes_per_bucket / 2 <= 1 << 20);
+        assert!(3 * (most / 7 * 16) * bytes_per_bucket / 2 > 1 << 20);
     }
 }

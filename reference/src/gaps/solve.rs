@@ -290,17 +290,14 @@ fn replayed(layout: &Layout, variant: Variant, line: Vec<Move>) -> Outcome<Move>
     Outcome::Solved(line)
 }
 
-/// What the common variant's engine keeps for each position it meets, at most: the position
-/// (seven words on a full deck), its entry in the table, the line to it and its place in the
-/// queue. A budget's memory divided by this is the most positions one pass may meet.
-const BYTES_PER_POSITION: usize = 160;
-
 /// The common variant on a layout the engine takes: [`common::any_win`] within the budget's
-/// nodes (as positions met in one pass), memory and time.
+/// nodes (as positions met in one pass), memory (what one pass's record of positions may take)
+/// and time.
 fn solve_common(layout: &Layout, budget: &Budget) -> Solution<Move> {
     let started = Instant::now();
-    let most = usize::try_from(budget.max_nodes).unwrap_or(usize::MAX).min(budget.memo_bytes / BYTES_PER_POSITION);
-    let limit = common::Limit { positions: most, deadline: budget.time.map(|time| started + time) };
+    let nodes = usize::try_from(budget.max_nodes).unwrap_or(usize::MAX);
+    let deadline = budget.time.map(|time| started + time);
+    let limit = common::Limit { positions: nodes, memory: budget.memo_bytes, deadline };
     let (outcome, positions) = match common::any_win(layout, limit) {
         common::Outcome::Solved { moves, positions, .. } => (replayed(layout, Variant::Common, moves), positions),
         common::Outcome::Unsolvable { positions } => (Outcome::Unsolvable, positions),
@@ -309,8 +306,10 @@ fn solve_common(layout: &Layout, budget: &Budget) -> Solution<Move> {
     let stats = Stats {
         nodes: positions as u64,
         elapsed: started.elapsed(),
-        peak_memo_entries: positions.min(most),
-        peak_memo_bytes: positions.min(most) * BYTES_PER_POSITION,
+        // At most: one pass's record at a time, within the memory, each position costing at most
+        // what the A* keeps.
+        peak_memo_entries: positions.min(nodes),
+        peak_memo_bytes: positions.saturating_mul(common::ASTAR_BYTES_PER_POSITION).min(budget.memo_bytes),
     };
     Solution { outcome, stats }
 }
