@@ -4,10 +4,10 @@
 //! shortest wins; Gaps' common variant for any win.
 //!
 //! Here: the board (its own grid without the Ace column, moves found gap by gap, a position
-//! packed into four or seven words), the bound and the deadlock test, and [`solve`], which runs two
-//! searches: the A* (`astar`), whose first win is a shortest one, and a depth-first walk
-//! (`decide`) that proves "no win" far more cheaply. Both try only a stubborn set of moves
-//! (`reduce`), which keeps every win at its shortest length.
+//! packed six bits a cell into three, five or six words), the bound and the deadlock test, and
+//! [`solve`], which runs two searches: the A* (`astar`), whose first win is a shortest one, and
+//! a depth-first walk (`decide`) that proves "no win" far more cheaply. Both try only a stubborn
+//! set of moves (`reduce`), which keeps every win at its shortest length.
 //!
 //! The bound `h` is the seed's N made exact for rows of any suit: a card must move at least once
 //! unless it already lies in the column of its rank; the cards that may stay in one row must be
@@ -406,9 +406,11 @@ pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
 
 /// Finds some win of `layout` (one that [`fits`]), of no particular length, or proves there is
 /// none, each pass within `limit`: the weighted search with μ = 3, then the greedier μ = 10,
-/// then the walk, which proves "no win" where the reachable positions are few enough. (On the
-/// first 100 full decks, `GEN 1..100`, the two weighted searches within 3 million positions
-/// each found wins on 77 and 5 more deals, and the first proved 4 unwinnable.)
+/// then the walk, which proves "no win" where the reachable positions are few enough. The
+/// walk keeps only positions, so the same memory holds about twice as many of them for it
+/// ([`Limit::for_walk`]). (On the first 100 full decks, `GEN 1..100`, the two weighted searches
+/// within 3 million positions each found wins on 77 and 5 more deals, and the first proved 4
+/// unwinnable; `GEN 39` is won only by the walk, after 13.2 million positions.)
 pub fn any_win(layout: &Layout, limit: Limit) -> Outcome {
     on_board(layout, AnyWin { limit })
 }
