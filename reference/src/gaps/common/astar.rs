@@ -8,9 +8,10 @@
 //! ([`super::reduce`]), and dead positions are tabled once and never queued.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::BuildHasherDefault;
+use std::collections::BinaryHeap;
+use std::hash::{BuildHasher, BuildHasherDefault};
+
+use hashbrown::hash_table::{Entry, HashTable};
 
 use super::{reduce, take_back, Board, Limit, Order, Outcome, Position, PositionHasher};
 use crate::gaps::model::Move;
@@ -24,17 +25,17 @@ struct Met {
     moves: u16,
 }
 
-/// The index a dead position gets in the table: met once, never queued, never counted again.
-const DEAD: u32 = u32::MAX;
-
 /// The search's state: every position met, the queue, and how to order it.
 struct Search<'a, const WORDS: usize> {
     board: &'a Board,
     order: Order,
     limit: Limit,
-    /// Each position met: its index in `met`, or [`DEAD`].
-    index: HashMap<Position<WORDS>, u32, BuildHasherDefault<PositionHasher>>,
+    /// Each position met, as its index in `met`: the position is kept once, there.
+    index: HashTable<u32>,
+    /// Each position met, dead ones included, and how it was first reached.
     met: Vec<(Position<WORDS>, Met)>,
+    /// Whether each position of `met` is done with: expanded, or dead (met once, never queued,
+    /// never counted again).
     expanded: Vec<bool>,
     queue: BinaryHeap<Reverse<(u64, u32)>>,
 }
@@ -57,11 +58,18 @@ impl<const WORDS: usize> Search<'_, WORDS> {
     fn meet(&mut self, cells: &[u8], step: Met) -> Result<(), CapReached> {
         let position = self.board.pack(cells);
         let full = self.limit.reached(self.index.len());
-        let (at, bound) = match self.index.entry(position) {
+        let met = &self.met;
+        let hash_of = |position: &Position<WORDS>| BuildHasherDefault::<PositionHasher>::default().hash_one(position);
+        let entry = self.index.entry(
+            hash_of(&position),
+            |&at| met[at as usize].0 == position,
+            |&at| hash_of(&met[at as usize].0),
+        );
+        let (at, bound) = match entry {
             Entry::Occupied(seen) => {
                 // With a consistent bound a position is first expanded by a shortest line.
                 let seen = *seen.get();
-                if seen == DEAD || self.expanded[seen as usize] || self.met[seen as usize].1.moves <= step.moves {
+                if self.expanded[seen as usize] || self.met[seen as usize].1.moves <= step.moves {
                     return Ok(());
                 }
                 self.met[seen as usize].1 = step;
@@ -71,13 +79,11 @@ impl<const WORDS: usize> Search<'_, WORDS> {
                 if full {
                     return Err(CapReached);
                 }
-                let Some(bound) = self.board.bound(cells) else {
-                    slot.insert(DEAD);
-                    return Ok(());
-                };
                 slot.insert(self.met.len() as u32);
                 self.met.push((position, step));
-                self.expanded.push(false);
+                let bound = self.board.bound(cells);
+                self.expanded.push(bound.is_none());
+                let Some(bound) = bound else { return Ok(()) };
                 (self.met.len() as u32 - 1, bound)
             }
         };
@@ -97,7 +103,7 @@ pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order:
         board,
         order,
         limit,
-        index: HashMap::default(),
+        index: HashTable::new(),
         met: Vec::new(),
         expanded: Vec::new(),
         queue: BinaryHeap::new(),
