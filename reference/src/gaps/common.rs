@@ -70,7 +70,9 @@ pub struct Limit {
 }
 
 /// What the A* keeps for each position it meets, at most: the position (five words on a full
-/// deck), its entry in the table, the line to it and its places in the queue.
+/// deck) with the move to it, its index in the table, and its places in the queue. Generous
+/// since each position is kept once (deal 124 of Solvitaire's common variant: 182 MB for 2.95
+/// million positions, 62 bytes each), and kept so that every budget decides as it did.
 pub const ASTAR_BYTES_PER_POSITION: usize = 160;
 
 impl Limit {
