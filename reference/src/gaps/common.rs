@@ -410,7 +410,7 @@ pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
 /// none, each pass within `limit`: the weighted search with μ = 3, then the greedier μ = 10,
 /// then the walk, which proves "no win" where the reachable positions are few enough. The
 /// walk keeps only positions, so the same memory holds about twice as many of them for it
-/// ([`Limit::for_walk`]). (On the first 100 full decks, `GEN 1..100`, the two weighted searches
+/// (`Limit::for_walk`). (On the first 100 full decks, `GEN 1..100`, the two weighted searches
 /// within 3 million positions each found wins on 77 and 5 more deals, and the first proved 4
 /// unwinnable; `GEN 39` is won only by the walk, after 13.2 million positions.)
 pub fn any_win(layout: &Layout, limit: Limit) -> Outcome {
