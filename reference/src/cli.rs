@@ -65,7 +65,7 @@ fn whole_number(text: &str) -> Result<u64, String> {
     text.parse().map_err(|_| format!("expected a whole number, not `{text}`"))
 }
 
-fn seconds(text: &str) -> Result<Duration, String> {
+pub fn seconds(text: &str) -> Result<Duration, String> {
     let seconds = text.parse::<f64>().ok().and_then(|s| Duration::try_from_secs_f64(s).ok());
     seconds.ok_or_else(|| format!("expected a number of seconds (0 or more, decimals allowed), not `{text}`"))
 }

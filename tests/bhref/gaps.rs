@@ -126,6 +126,27 @@ fn stats_prints_every_figure_it_was_asked_for() {
     }
 }
 
+/// The deals `stats` could not win are named, each `0` with the breadth-first oracle's word on
+/// it (`--confirm`), and `--time-limit` leaves a deal undecided once its search passes it.
+#[test]
+fn stats_names_the_deals_it_did_not_win_and_has_the_oracle_confirm_each_zero() {
+    let args =
+        ["stats", "--variant", "common", "--deals", "12", "--ranks", "5", "--confirm", "100000", "--threads", "1"];
+    let (code, out, err) = gaps(&args, "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("proved unwinnable 1; undecided 0\nproved unwinnable: GEN 5\n"), "{out}");
+    let confirmed = "confirmed by the breadth-first oracle (at most 100000 positions): 1 of 1; beyond its cap 0; \
+                     contradicted (the oracle wins): none\n";
+    assert!(out.contains(confirmed), "{out}");
+    let (code, out, err) =
+        gaps(&["stats", "--variant", "common", "--deals", "3", "--time-limit", "0", "--threads", "1"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("proved unwinnable 0; undecided 3\nundecided: GEN 1, 2, 3\n"), "{out}");
+    let (code, out, err) = gaps(&["stats", "--time-limit", "soon"], "");
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("expected a number of seconds"), "{err}");
+}
+
 /// The paper's Table 2 through the command line: block search against a full depth-first search
 /// on the basic variant; the common variant has no block search, and saying so is a usage error.
 #[test]

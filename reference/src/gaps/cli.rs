@@ -10,6 +10,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -228,6 +229,14 @@ pub struct StatsArgs {
     /// still decided; its full count is then not exact, and says so)
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub memo_mb: usize,
+    /// Give up on a deal after SECS seconds of search, wall clock (counted as undecided; so
+    /// each deal's CPU stays within it, however busy the machine)
+    #[arg(long, value_name = "SECS", value_parser = crate::cli::seconds)]
+    pub time_limit: Option<Duration>,
+    /// Confirm every deal the search proves unwinnable with the second oracle (a breadth-first
+    /// walk over every reachable position), meeting at most N positions (about 300 bytes each)
+    #[arg(long, value_name = "N")]
+    pub confirm: Option<usize>,
     /// Also count every position reachable from each deal (the paper's Table 2)
     #[arg(long)]
     pub full: bool,
@@ -317,6 +326,8 @@ fn run_stats(args: &StatsArgs) -> Result<(), Failure> {
         },
         budget_nodes: args.budget_nodes,
         memo_bytes: args.memo_mb.saturating_mul(1 << 20),
+        time: args.time_limit,
+        confirm: args.confirm,
         full: args.full,
         blocks: args.blocks,
         probes: args.probes.clone(),

@@ -1,12 +1,13 @@
 //! `bhref --game gaps stats`: the paper's figures (§3.1, Tables 1 and 2) measured on generated
 //! deals.
 //!
-//! Input: a [`StatsRequest`] (deals `GEN S..S+N-1 R S'`, the variant, a node budget, whether to
-//! count every reachable position, how many random probes). Output: the report's text:
-//! winnability with its 95% Wilson interval, winning lines' lengths, nodes and CPU per deal
-//! (median, p99, max, mean) for the search to the first win, positions per deal for the full
-//! search, the block search against it (Table 2), the random-play success rates, and the peak
-//! memory.
+//! Input: a [`StatsRequest`] (deals `GEN S..S+N-1 R S'`, the variant, a budget of nodes, memory
+//! and time, whether to confirm each `0` with the oracle, whether to count every reachable
+//! position, how many random probes). Output: the report's text: winnability with its 95%
+//! Wilson interval, the deals proved unwinnable (with the oracle's word) and those left
+//! undecided, winning lines' lengths, nodes and CPU per deal (median, p99, max, mean) for the
+//! search to the first win, positions per deal for the full search, the block search against it
+//! (Table 2), the random-play success rates, and the peak memory.
 //!
 //! Deals are shared out among threads one at a time; CPU time is each deal's own thread's
 //! (`CLOCK_THREAD_CPUTIME_ID`), so the figures do not depend on how many threads ran.
@@ -17,6 +18,7 @@ use std::time::Duration;
 use super::block::block_search;
 use super::generate::deal;
 use super::model::Variant;
+use super::oracle::{self, Decision};
 use super::play::sample;
 use super::solve::{explore, solve, Budget, Outcome};
 use crate::measure::{each_on_threads, peak_rss_kib, percentile, thread_cpu_of, wilson_interval};
@@ -33,6 +35,11 @@ pub struct StatsRequest {
     pub budget_nodes: u64,
     /// The memory each deal's set of positions may use (a full set keeps counting, inexactly).
     pub memo_bytes: usize,
+    /// Each deal's search gives up past this much wall-clock time (so past as much CPU).
+    pub time: Option<Duration>,
+    /// Confirm each proved-unwinnable deal with the breadth-first oracle within this many
+    /// positions.
+    pub confirm: Option<usize>,
     /// Also count every reachable position (not stopping at a win), as the paper's Table 2.
     pub full: bool,
     /// Also run the block search (§4) against a full depth-first search, as the paper's Table 2.
@@ -58,6 +65,19 @@ struct DealFigures {
     /// The first random probe that won.
     first_winning_probe: Option<u32>,
     blocks: Option<BlockFigures>,
+    /// The oracle's word on a deal the search proved unwinnable, when asked.
+    confirmation: Option<Confirmation>,
+}
+
+/// What the breadth-first oracle says of a deal the search proved unwinnable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Confirmation {
+    /// It met every reachable position, none won.
+    Confirmed,
+    /// More positions are reachable than its cap.
+    BeyondCap,
+    /// It found a win: the search's proof is wrong.
+    Contradicted,
 }
 
 /// One deal's block search against a full depth-first search (both to the end).
@@ -78,7 +98,7 @@ struct BlockFigures {
 fn measure(request: &StatsRequest, index: u64) -> DealFigures {
     let seed = request.seed.wrapping_add(index as i64);
     let layout = deal(seed, request.ranks, request.suits);
-    let budget = Budget { max_nodes: request.budget_nodes, memo_bytes: request.memo_bytes, time: None };
+    let budget = Budget { max_nodes: request.budget_nodes, memo_bytes: request.memo_bytes, time: request.time };
     let budget = if request.no_search { Budget { max_nodes: 0, ..budget } } else { budget };
     let (solution, cpu) = thread_cpu_of(|| solve(&layout, request.variant, &budget));
     let (winnable, moves) = match &solution.outcome {
@@ -86,6 +106,13 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
         Outcome::Unsolvable => (Some(false), None),
         Outcome::GaveUp => (None, None),
     };
+    let confirmation = request.confirm.filter(|_| winnable == Some(false)).map(|cap| {
+        match oracle::decide(&layout, request.variant, cap) {
+            Decision::Unwinnable { .. } => Confirmation::Confirmed,
+            Decision::TooLarge { .. } => Confirmation::BeyondCap,
+            Decision::Winnable(_) => Confirmation::Contradicted,
+        }
+    });
     let positions = request.full.then(|| {
         let all = explore(&layout, request.variant, &budget);
         (all.positions, all.complete)
@@ -114,6 +141,7 @@ fn measure(request: &StatsRequest, index: u64) -> DealFigures {
         memo_bytes: solution.stats.peak_memo_bytes,
         positions,
         first_winning_probe: sample(&layout, request.variant, most, &mut rng),
+        confirmation,
     }
 }
 
@@ -152,6 +180,9 @@ pub fn report(request: &StatsRequest) -> String {
     let won = all.iter().filter(|d| d.winnable == Some(true)).count() as u64;
     let lost = all.iter().filter(|d| d.winnable == Some(false)).count();
     let _ = writeln!(out, "winnable: {}; proved unwinnable {lost}; undecided {}", rate(won, n), n - won - lost as u64);
+    if !request.no_search {
+        out.push_str(&unwon_deals(request, &all));
+    }
     let mut lengths: Vec<usize> = all.iter().filter_map(|d| d.moves).collect();
     let usual = lengths.iter().filter(|&&m| (90..=130).contains(&m)).count() as u64;
     let _ = writeln!(
@@ -185,6 +216,38 @@ pub fn report(request: &StatsRequest) -> String {
     let memo = all.iter().map(|d| d.memo_bytes).max().unwrap_or(0);
     let rss = peak_rss_kib().map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} MiB", kib as f64 / 1024.0));
     let _ = writeln!(out, "peak memory: {rss} resident (the process); largest memo {:.1} MiB", memo as f64 / 1048576.0);
+    out
+}
+
+/// The deals proved unwinnable and those left undecided, by seed, with the oracle's word on
+/// the first when it was asked.
+fn unwon_deals(request: &StatsRequest, all: &[DealFigures]) -> String {
+    let seeds_where = |keep: &dyn Fn(&DealFigures) -> bool| -> Vec<String> {
+        let kept = (0..).zip(all).filter(|(_, deal)| keep(deal));
+        kept.map(|(index, _)| request.seed.wrapping_add(index).to_string()).collect()
+    };
+    let mut out = String::new();
+    let proved = seeds_where(&|deal| deal.winnable == Some(false));
+    if !proved.is_empty() {
+        let _ = writeln!(out, "proved unwinnable: GEN {}", proved.join(", "));
+    }
+    if let Some(cap) = request.confirm {
+        let said = |word: Confirmation| seeds_where(&|deal| deal.confirmation == Some(word));
+        let contradicted = said(Confirmation::Contradicted);
+        let _ = writeln!(
+            out,
+            "  confirmed by the breadth-first oracle (at most {cap} positions): {} of {}; beyond its cap {}; \
+             contradicted (the oracle wins): {}",
+            said(Confirmation::Confirmed).len(),
+            proved.len(),
+            said(Confirmation::BeyondCap).len(),
+            if contradicted.is_empty() { "none".to_string() } else { format!("GEN {}", contradicted.join(", ")) },
+        );
+    }
+    let undecided = seeds_where(&|deal| deal.winnable.is_none());
+    if !undecided.is_empty() {
+        let _ = writeln!(out, "undecided: GEN {}", undecided.join(", "));
+    }
     out
 }
 
@@ -226,6 +289,8 @@ mod tests {
             variant: Variant::Basic,
             budget_nodes: 1_000_000,
             memo_bytes: 1 << 30,
+            time: None,
+            confirm: Some(1_000_000),
             full: true,
             blocks: true,
             probes: vec![1, 10],
@@ -241,6 +306,8 @@ mod tests {
             "full search",
             "block search (Table 2), 20 deals both counted in full (20 agree on the win)",
             "at most 10 probes",
+            "proved unwinnable: GEN ",
+            "contradicted (the oracle wins): none",
             "peak memory",
         ] {
             assert!(text.contains(part), "{part}: {text}");
