@@ -3,7 +3,7 @@
 on the same deals, one process at a time, in the same run.
 
     python3 reference/benches/gaps_vs_solvitaire.py SOLVITAIRE BHREF [DEALS=200]
-        [--variant basic|common] [--time-limit SECS]
+        [--variant basic|common] [--time-limit SECS] [--seeds S,S,...]
 
 SOLVITAIRE is a built `solvitaire` binary (github.com/thecharlesblake/Solvitaire; it builds with
 g++ -std=c++14 -O3 -DNDEBUG -Ilib -Ilib/rapidjson src/main/**/*.cpp -lboost_program_options),
@@ -16,9 +16,10 @@ column takes in the basic variant); each deal is decided by `solvitaire --classi
 bhref, each timed as a whole process (user + system CPU, and peak resident memory, from wait4:
 a floor of about 14 MiB is the forked Python before exec). With --time-limit both get the same
 wall-clock limit (Solvitaire's --timeout, bhref's --time-limit) and a deal either leaves
-undecided counts as such. Prints every deal's row, then how many each decided, their agreement
-on the deals both decided, and the CPU per deal on those deals (median, p99, max, mean) with
-the ratios. A disagreement is an error (exit 1).
+undecided counts as such. --seeds plays only those of seeds 1..DEALS (e.g. the deals both
+decided in an earlier run, again without a time limit). Prints every deal's row, then how many
+each decided, their agreement on the deals both decided, and the CPU per deal on those deals
+(median, p99, max, mean) with the ratios. A disagreement is an error (exit 1).
 """
 
 import json
@@ -70,8 +71,8 @@ def spread(values):
 
 
 def arguments():
-    """(solvitaire, bhref, deals, variant, time limit in seconds or None) from the command line."""
-    words, options = [], {"--variant": "basic", "--time-limit": None}
+    """(solvitaire, bhref, seeds, variant, time limit in seconds or None) from the command line."""
+    words, options = [], {"--variant": "basic", "--time-limit": None, "--seeds": None}
     argv = iter(sys.argv[1:])
     for word in argv:
         if word in options:
@@ -80,9 +81,12 @@ def arguments():
             words.append(word)
     if len(words) not in (2, 3) or options["--variant"] not in PRESET:
         sys.exit(__doc__)
-    limit = options["--time-limit"]
-    return words[0], words[1], int(words[2]) if len(words) > 2 else 200, options["--variant"], \
-        float(limit) if limit else None
+    limit, deals = options["--time-limit"], int(words[2]) if len(words) > 2 else 200
+    seeds = range(1, deals + 1)
+    if options["--seeds"]:
+        chosen = {int(seed) for seed in options["--seeds"].split(",")}
+        seeds = [seed for seed in seeds if seed in chosen]
+    return words[0], words[1], seeds, options["--variant"], float(limit) if limit else None
 
 
 def decide(solvitaire, bhref, variant, limit, seed, path):
@@ -99,10 +103,10 @@ def decide(solvitaire, bhref, variant, limit, seed, path):
 
 
 def main():
-    solvitaire, bhref, deals, variant, limit = arguments()
-    rows = []
+    solvitaire, bhref, seeds, variant, limit = arguments()
+    rows, deals = [], len(seeds)
     with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, deals + 1):
+        for seed in seeds:
             path = os.path.join(tmp, f"deal-{seed}.txt")
             with open(path, "w") as f:
                 f.write(layout(solvitaire, PRESET[variant], seed))
