@@ -96,10 +96,12 @@ const GEN_AFTER: &str = "Exit status: 0 when the layout was printed; 2 for bad u
 
 const STATS_ABOUT: &str = "\
 Measures the paper's figures on the deals GEN S..S+N-1 R S': the share winnable with its 95%
-Wilson interval, winning lines' lengths, nodes and CPU per deal of the search to the first win
-(median, p99, max, mean), with --full the positions a search of every reachable position meets,
-with --blocks the paper's Table 2 (the block search against that full search, basic variant),
-with --probes the success rate of random play with at most P probes, and the peak memory.";
+Wilson interval, the deals proved unwinnable (with --confirm, each checked by the breadth-first
+oracle) and those left undecided, winning lines' lengths, nodes and CPU per deal of the search
+to the first win (median, p99, max, mean), with --full the positions a search of every reachable
+position meets, with --blocks the paper's Table 2 (the block search against that full search,
+basic variant), with --probes the success rate of random play with at most P probes, and the
+peak memory.";
 
 /// `bhref --game gaps COMMAND ...`.
 #[derive(Debug, Parser)]
