@@ -135,7 +135,7 @@ fn stats_names_the_deals_it_did_not_win_and_has_the_oracle_confirm_each_zero() {
     let (code, out, err) = gaps(&args, "");
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("proved unwinnable 1; undecided 0\nproved unwinnable: GEN 5\n"), "{out}");
-    let confirmed = "confirmed by the breadth-first oracle (at most 100000 positions): 1 of 1; beyond its cap 0; \
+    let confirmed = "confirmed by the breadth-first oracle (at most 100000 positions): 1 of 1; beyond its cap: none; \
                      contradicted (the oracle wins): none\n";
     assert!(out.contains(confirmed), "{out}");
     let (code, out, err) =

@@ -233,15 +233,21 @@ fn unwon_deals(request: &StatsRequest, all: &[DealFigures]) -> String {
     }
     if let Some(cap) = request.confirm {
         let said = |word: Confirmation| seeds_where(&|deal| deal.confirmation == Some(word));
-        let contradicted = said(Confirmation::Contradicted);
+        let named = |seeds: Vec<String>| {
+            if seeds.is_empty() {
+                "none".to_string()
+            } else {
+                format!("GEN {}", seeds.join(", "))
+            }
+        };
         let _ = writeln!(
             out,
-            "  confirmed by the breadth-first oracle (at most {cap} positions): {} of {}; beyond its cap {}; \
+            "  confirmed by the breadth-first oracle (at most {cap} positions): {} of {}; beyond its cap: {}; \
              contradicted (the oracle wins): {}",
             said(Confirmation::Confirmed).len(),
             proved.len(),
-            said(Confirmation::BeyondCap).len(),
-            if contradicted.is_empty() { "none".to_string() } else { format!("GEN {}", contradicted.join(", ")) },
+            named(said(Confirmation::BeyondCap)),
+            named(said(Confirmation::Contradicted)),
         );
     }
     let undecided = seeds_where(&|deal| deal.winnable.is_none());
