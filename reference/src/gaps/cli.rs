@@ -231,8 +231,9 @@ pub struct StatsArgs {
     /// still decided; its full count is then not exact, and says so)
     #[arg(long, value_name = "MB", default_value_t = 1024)]
     pub memo_mb: usize,
-    /// Give up on a deal after SECS seconds of search, wall clock (counted as undecided; so
-    /// each deal's CPU stays within it, however busy the machine)
+    /// Give up a deal's search after SECS seconds, wall clock (the deal then counts as
+    /// undecided), and likewise the depth-first counts of --full and --blocks (then not
+    /// exact); so a search's CPU stays within it, however busy the machine
     #[arg(long, value_name = "SECS", value_parser = crate::cli::seconds)]
     pub time_limit: Option<Duration>,
     /// Confirm every deal the search proves unwinnable with the second oracle (a breadth-first

@@ -35,7 +35,8 @@ pub struct StatsRequest {
     pub budget_nodes: u64,
     /// The memory each deal's set of positions may use (a full set keeps counting, inexactly).
     pub memo_bytes: usize,
-    /// Each deal's search gives up past this much wall-clock time (so past as much CPU).
+    /// A deal's search (and each depth-first count of every position) gives up past this much
+    /// wall-clock time, so within as much CPU.
     pub time: Option<Duration>,
     /// Confirm each proved-unwinnable deal with the breadth-first oracle within this many
     /// positions.
