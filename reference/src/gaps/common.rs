@@ -132,6 +132,8 @@ struct Board {
     suit_of: [u8; 64],
     row_of: [u8; MAX_CELLS],
     column_of: [u8; MAX_CELLS],
+    /// The 1s (rank 1), as a set of card numbers.
+    ones: u64,
 }
 
 impl Board {
@@ -143,9 +145,11 @@ impl Board {
             suit_of: [0; 64],
             row_of: [0; MAX_CELLS],
             column_of: [0; MAX_CELLS],
+            ones: 0,
         };
         for card in 1..=(rows * width).min(63) {
             (board.rank_of[card], board.suit_of[card]) = (((card - 1) % width) as u8, ((card - 1) / width) as u8);
+            board.ones |= u64::from(board.rank_of[card] == 1) << card;
         }
         for cell in 0..(rows * width).min(MAX_CELLS) {
             (board.row_of[cell], board.column_of[cell]) = ((cell / width) as u8, (cell % width) as u8);
@@ -174,16 +178,26 @@ impl Board {
     }
 
     fn pack<const WORDS: usize>(&self, cells: &[u8]) -> Position<WORDS> {
-        let mut words = [0u64; WORDS];
-        for (i, &card) in cells.iter().enumerate() {
-            let (word, shift) = (i * BITS_PER_CELL / 64, i * BITS_PER_CELL % 64);
-            words[word] |= u64::from(card) << shift;
-            // A cell that straddles two words puts its high bits at the bottom of the next.
-            if shift + BITS_PER_CELL > 64 {
-                words[word + 1] |= u64::from(card) >> (64 - shift);
-            }
+        let mut position = Position([0u64; WORDS]);
+        for (cell, &card) in cells.iter().enumerate() {
+            toggle(&mut position, cell, card);
         }
-        Position(words)
+        position
+    }
+
+    /// `position` after `card` moved from the cell `from` into the gap `to`, or back: the card's
+    /// bits flipped in both cells, so that a search keeps its packed position as it plays
+    /// instead of packing every cell again.
+    fn moved<const WORDS: usize>(
+        &self,
+        mut position: Position<WORDS>,
+        card: u8,
+        from: usize,
+        to: usize,
+    ) -> Position<WORDS> {
+        toggle(&mut position, from, card);
+        toggle(&mut position, to, card);
+        position
     }
 
     fn unpack<const WORDS: usize>(&self, position: Position<WORDS>, cells: &mut [u8]) {
@@ -242,41 +256,53 @@ impl Board {
     /// only into the cell right of the card one below it, so it is stuck while that card stays
     /// and that cell stays filled (or is off the edge); a 1 moves only into a hole on the left
     /// edge, so it is stuck while every left-edge cell holds a card that stays. No card of such
-    /// a set can be the first of them to move, so none ever moves. Found by striking out cards
-    /// whose reason fails until none does.
+    /// a set can be the first of them to move, so none ever moves. Found as the cards left when
+    /// those that may move are spread from the ones that can move now: a card may move when the
+    /// card below it may, or the card in the cell it wants may (a 1: a card on the left edge).
     fn stuck(&self, cells: &[u8]) -> u64 {
         // A hole on the left edge frees every 1, so every 2, and so on: nothing is stuck.
-        if (0..self.rows).any(|row| cells[row * self.width] == 0) {
+        if cells.iter().step_by(self.width).any(|&card| card == 0) {
             return 0;
         }
         let mut at = [0u8; 64];
-        let mut stuck = 0u64;
-        for (cell, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
+        let (mut cards, mut free) = (0u64, 0u64);
+        for (cell, &card) in cells.iter().enumerate() {
             at[card as usize] = cell as u8;
-            stuck |= 1 << card;
+            cards |= 1 << card;
+            // A hole frees the card that goes into it (none after a hole or a suit's last card).
+            if card == 0 {
+                free |= self.wants(cells, cell);
+            }
         }
-        let stays = |stuck: u64, cell: usize| cells[cell] != 0 && stuck & (1 << cells[cell]) != 0;
-        loop {
-            let before = stuck;
-            let edge_shut = (0..self.rows).all(|row| stays(stuck, row * self.width));
-            // Lower ranks first, so one pass strikes out a whole suit above a card struck out.
-            for rank in 1..self.width {
-                for card in (0..self.rows).map(|suit| (suit * self.width + rank + 1) as u8) {
-                    let still = if rank == 1 {
-                        edge_shut
-                    } else {
-                        let below = at[card as usize - 1] as usize;
-                        stuck & (1 << (card - 1)) != 0
-                            && (self.column(below) == self.width - 1 || stays(stuck, below + 1))
-                    };
-                    if !still {
-                        stuck &= !(1 << card);
-                    }
-                }
+        let mut work = free;
+        while work != 0 {
+            let card = work.trailing_zeros() as usize;
+            work &= work - 1;
+            let cell = usize::from(at[card]);
+            let mut freed = self.wants(cells, cell);
+            if self.rank_of[card] as usize + 1 < self.width {
+                freed |= 1 << (card + 1);
             }
-            if stuck == before {
-                return stuck;
+            if self.column_of[cell] == 0 {
+                freed |= self.ones;
             }
+            freed &= !free;
+            (free, work) = (free | freed, work | freed);
+        }
+        cards & !free & !1
+    }
+
+    /// The card that may go into `cell` from where it lies now, as a set (empty on the left edge,
+    /// after a gap or after a suit's last card).
+    fn wants(&self, cells: &[u8], cell: usize) -> u64 {
+        if self.column_of[cell] == 0 {
+            return 0;
+        }
+        let left = cells[cell - 1];
+        if left == 0 || self.rank(left) + 1 == self.width {
+            0
+        } else {
+            1 << (left + 1)
         }
     }
 
@@ -318,6 +344,16 @@ impl Board {
         }
         let cards = (self.rows * (self.width - 1)) as u32;
         Some(cards - best_matching(&may_stay, &suits_of_row, self.rows))
+    }
+}
+
+/// Flips the bits of `card` in `cell` of `position` (six bits a cell end to end).
+fn toggle<const WORDS: usize>(position: &mut Position<WORDS>, cell: usize, card: u8) {
+    let (word, shift) = (cell * BITS_PER_CELL / 64, cell * BITS_PER_CELL % 64);
+    position.0[word] ^= u64::from(card) << shift;
+    // A cell that straddles two words puts its high bits at the bottom of the next.
+    if shift + BITS_PER_CELL > 64 {
+        position.0[word + 1] ^= u64::from(card) >> (64 - shift);
     }
 }
 
@@ -500,40 +536,4 @@ impl Outcome {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashSet;
-    use std::hash::BuildHasherDefault;
-
-    /// Every cell comes back as it went in, on boards of three, five and six words, where cells
-    /// straddle words (cell 10 of a board: bits 60 to 65).
-    #[test]
-    fn a_packed_position_unpacks_to_its_cells() {
-        for (rows, width) in [(4, 8), (4, 13), (7, 9)] {
-            let board = Board::new(rows, width);
-            let cells: Vec<u8> = (0..board.cells()).map(|i| ((i * 37 + 11) % 64) as u8).collect();
-            let mut back = vec![0; cells.len()];
-            match (board.cells() * BITS_PER_CELL).div_ceil(64) {
-                ..=3 => board.unpack(board.pack::<3>(&cells), &mut back),
-                4 | 5 => board.unpack(board.pack::<5>(&cells), &mut back),
-                _ => board.unpack(board.pack::<6>(&cells), &mut back),
-            }
-            assert_eq!(back, cells, "{rows} x {width}");
-        }
-    }
-
-    /// The walk's cap in a MiB: a set of that many positions has grown to the table the cap
-    /// assumes (7/8 of 16,384 buckets of a five-word key and a control byte: 672 KiB), whose
-    /// growth from half its size, the old table held, fits the MiB; one table larger would not.
-    #[test]
-    fn the_walks_positions_fit_its_memory() {
-        let most = Limit { positions: usize::MAX, memory: 1 << 20, deadline: None }.for_walk::<5>().positions;
-        assert_eq!(most, 14_336);
-        let mut set: HashSet<Position<5>, BuildHasherDefault<PositionHasher>> = HashSet::default();
-        set.extend((0..most as u64).map(|i| Position([i, 0, 0, 0, 0])));
-        let bytes_per_bucket = std::mem::size_of::<Position<5>>() + 1;
-        assert_eq!(set.capacity(), most);
-        assert!(3 * (most / 7 * 8) * bytes_per_bucket / 2 <= 1 << 20);
-        assert!(3 * (most / 7 * 16) * bytes_per_bucket / 2 > 1 << 20);
-    }
-}
+mod tests;

@@ -53,10 +53,9 @@ impl<const WORDS: usize> Search<'_, WORDS> {
         (f << 16) | u64::from(u16::MAX - moves)
     }
 
-    /// Meets `cells`, reached by `step`: a new position is tabled and queued unless dead; one
+    /// Meets `cells` (packed: `position`), reached by `step`: a new position is tabled and queued unless dead; one
     /// still queued is queued again when `step` reaches it by fewer moves.
-    fn meet(&mut self, cells: &[u8], step: Met) -> Result<(), CapReached> {
-        let position = self.board.pack(cells);
+    fn meet(&mut self, position: Position<WORDS>, cells: &[u8], step: Met) -> Result<(), CapReached> {
         let full = self.limit.reached(self.index.len());
         let met = &self.met;
         let hash_of = |position: &Position<WORDS>| BuildHasherDefault::<PositionHasher>::default().hash_one(position);
@@ -109,7 +108,7 @@ pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order:
         queue: BinaryHeap::new(),
     };
     let root = Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 };
-    if search.meet(cells, root).is_err() {
+    if search.meet(board.pack(cells), cells, root).is_err() {
         return Outcome::GaveUp { positions: 0 };
     }
     let mut moves = Vec::new();
@@ -118,7 +117,8 @@ pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order:
         if std::mem::replace(&mut search.expanded[at], true) {
             continue;
         }
-        board.unpack(search.met[at].0, cells);
+        let position = search.met[at].0;
+        board.unpack(position, cells);
         if board.won(cells) {
             let (optimal, positions) = (order == Order::Optimal, search.positions());
             return Outcome::Solved { moves: line_to(&search.met, at, board), optimal, positions };
@@ -128,7 +128,8 @@ pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order:
         reduce::stubborn(board, cells, &mut moves);
         for &(card, cell) in &moves {
             let from = board.play(cells, card, cell);
-            let met = search.meet(cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
+            let child = board.moved(position, card, from, cell);
+            let met = search.meet(child, cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
             take_back(cells, card, from, cell);
             if met.is_err() {
                 return Outcome::GaveUp { positions: search.positions() };

@@ -39,7 +39,8 @@ struct Frame {
 /// Walks every position reachable from `cells` (left as it was found), within `limit`.
 pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limit: Limit) -> Found {
     let mut seen: HashSet<Position<WORDS>, BuildHasherDefault<PositionHasher>> = HashSet::default();
-    seen.insert(board.pack(cells));
+    let mut position = board.pack(cells);
+    seen.insert(position);
     if board.dead(cells) {
         return Found::NoWin { positions: 1 };
     }
@@ -68,6 +69,7 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
                 pending.truncate(frame.start);
                 if let Some((card, from, to)) = path.pop().and_then(|frame| frame.undo) {
                     take_back(cells, card, from, to);
+                    position = board.moved(position, card, from, to);
                 }
                 continue;
             }
@@ -79,8 +81,9 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
                 undo_path(&path, cells);
                 return Found::GaveUp { positions: seen.len() };
             }
-            if seen.insert(board.pack(cells)) && !board.dead(cells) {
-                undo = Some((card, from, to));
+            let next = board.moved(position, card, from, to);
+            if seen.insert(next) && !board.dead(cells) {
+                (position, undo) = (next, Some((card, from, to)));
                 break;
             }
             take_back(cells, card, from, to);

@@ -20,75 +20,92 @@ use super::Board;
 /// Cards as a set of card numbers (bit `c` for card `c`; at most 32 cards).
 type Cards = u64;
 
-/// What the set is closed over, for one position.
-struct Relations {
-    /// Every card that can move now.
-    movable: Cards,
-    /// For each card: the cards whose moves interfere with its (when movable) or one of which
-    /// must move before it can (when not).
-    linked: [Cards; 64],
+/// What the set is closed over, for one position: where each card lies, and the left edge.
+struct Relations<'a> {
+    board: &'a Board,
+    cells: &'a [u8],
+    /// The cell of each card (0 for none: only the searched cards are asked for).
+    at: [u8; 64],
+    /// The cards on the left edge, and how many holes lie there.
+    edge_cards: Cards,
+    holes_on_edge: u32,
 }
 
-fn relations(board: &Board, cells: &[u8]) -> Relations {
-    let mut at = [u8::MAX; 64];
-    let (mut ones, mut edge, mut edge_cards) = (0 as Cards, false, 0 as Cards);
-    for (cell, &card) in cells.iter().enumerate() {
-        if board.column(cell) == 0 {
-            edge |= card == 0;
-            edge_cards |= if card == 0 { 0 } else { 1 << card };
-        }
-        if card != 0 {
+impl<'a> Relations<'a> {
+    fn of(board: &'a Board, cells: &'a [u8]) -> Relations<'a> {
+        let mut at = [0u8; 64];
+        for (cell, &card) in cells.iter().enumerate() {
             at[card as usize] = cell as u8;
-            ones |= if board.rank(card) == 1 { 1 << card } else { 0 };
         }
+        let (mut edge_cards, mut holes_on_edge) = (0, 0);
+        for &card in cells.iter().step_by(board.width) {
+            edge_cards |= 1 << card;
+            holes_on_edge += u32::from(card == 0);
+        }
+        Relations { board, cells, at, edge_cards: edge_cards & !1, holes_on_edge }
     }
-    let mut relations = Relations { movable: 0, linked: [0; 64] };
-    for card in (1..64u8).filter(|&card| at[card as usize] != u8::MAX) {
+
+    /// The cards whose moves interfere with `card`'s (when it can move now) or one of which must
+    /// move before it can (when it cannot).
+    fn linked(&self, card: u8) -> Cards {
+        let board = self.board;
         let next = if board.rank(card) + 1 < board.width { 1 << (card + 1) } else { 0 };
-        let (movable, linked) = if board.rank(card) == 1 {
+        if board.rank(card) == 1 {
             // Into any hole on the left edge, so against every 1; and a card on the edge that
             // moves opens another hole there for it (when there is none yet, one must move first).
-            (edge, if edge { ones | next | edge_cards } else { edge_cards })
-        } else {
-            let below = at[card as usize - 1] as usize;
-            let wanted = (board.column(below) != board.width - 1).then(|| cells[below + 1]);
-            match wanted {
-                Some(0) => (true, 1 << (card - 1) | next),
-                Some(occupant) if occupant != card => (false, 1 << (card - 1) | 1 << occupant),
-                _ => (false, 1 << (card - 1)),
-            }
-        };
-        relations.movable |= if movable { 1 << card } else { 0 };
-        relations.linked[card as usize] = linked;
+            return if self.holes_on_edge > 0 { board.ones | next | self.edge_cards } else { self.edge_cards };
+        }
+        let below = self.at[card as usize - 1] as usize;
+        let wanted = (board.column(below) != board.width - 1).then(|| self.cells[below + 1]);
+        match wanted {
+            Some(0) => 1 << (card - 1) | next,
+            Some(occupant) if occupant != card => 1 << (card - 1) | 1 << occupant,
+            _ => 1 << (card - 1),
+        }
     }
-    relations
 }
 
 /// Keeps of `moves` (the legal moves of `cells`, as (card, cell)) only those of the smallest
-/// stubborn set found from any one movable card.
+/// stubborn set found from any one movable card (the first such, in the order of card numbers).
+///
+/// Every card other than a 1 is linked to the card below it, so every set holds its suit's 1,
+/// and a 1 is linked to every card on the left edge (and, with a hole there, to every 1): every
+/// set holds the closure of those, its core, worked out once. Each card's own set is then the
+/// core and what its walk adds before reaching it.
 pub(super) fn stubborn(board: &Board, cells: &[u8], moves: &mut Vec<(u8, usize)>) {
     if moves.len() <= 1 {
         return;
     }
-    let relations = relations(board, cells);
-    let count = |set: Cards| moves.iter().filter(|&&(card, _)| set & (1 << card) != 0).count();
-    let mut best: Option<(usize, Cards)> = None;
-    let mut seeds = relations.movable;
-    while seeds != 0 {
-        let seed = seeds.trailing_zeros();
-        seeds &= seeds - 1;
-        let (mut set, mut work): (Cards, Cards) = (1 << seed, 1 << seed);
+    let relations = Relations::of(board, cells);
+    let movable: Cards = moves.iter().fold(0, |set, &(card, _)| set | 1 << card);
+    // A movable card has one move, but a 1 has one for each hole on the left edge.
+    let count = |set: Cards| {
+        let set = set & movable;
+        (set & !board.ones).count_ones() + (set & board.ones).count_ones() * relations.holes_on_edge
+    };
+    let close = |mut set: Cards, mut work: Cards| {
         while work != 0 {
-            let card = work.trailing_zeros() as usize;
+            let card = work.trailing_zeros() as u8;
             work &= work - 1;
-            let fresh = relations.linked[card] & !set;
-            set |= fresh;
-            work |= fresh;
+            let fresh = relations.linked(card) & !set;
+            (set, work) = (set | fresh, work | fresh);
         }
+        set
+    };
+    let edge_links = relations.edge_cards | if relations.holes_on_edge > 0 { board.ones } else { 0 };
+    let core = close(edge_links, edge_links);
+    // No set is smaller than the core, nor than one move.
+    let fewest_possible = count(core).max(1);
+    let mut best: Option<(u32, Cards)> = None;
+    let mut seeds = movable;
+    while seeds != 0 {
+        let seed = 1 << seeds.trailing_zeros();
+        seeds &= seeds - 1;
+        let set = close(core | seed, seed & !core);
         let size = count(set);
         if best.is_none_or(|(fewest, _)| size < fewest) {
             best = Some((size, set));
-            if size == 1 {
+            if size == fewest_possible {
                 break;
             }
         }
@@ -151,6 +168,40 @@ mod tests {
                 rest = reordered[1..].to_vec();
             }
         }
+    }
+
+    /// The set found by sharing the core is the one each movable card's own closure gives (the
+    /// smallest, the first of equals), on positions of random play.
+    #[test]
+    fn the_stubborn_set_is_the_smallest_closure_of_one_movable_card() {
+        let mut pruned = 0;
+        super::super::tests::on_random_positions(|board, cells| {
+            let mut moves = Vec::new();
+            board.moves(cells, &mut moves);
+            let relations = Relations::of(board, cells);
+            let closure = |seed: u8| {
+                let (mut set, mut work) = (1u64 << seed, vec![seed]);
+                while let Some(card) = work.pop() {
+                    for next in (0..64u8).filter(|&next| relations.linked(card) & (1 << next) != 0) {
+                        if set & (1 << next) == 0 {
+                            (set, work) = (set | 1 << next, [work, vec![next]].concat());
+                        }
+                    }
+                }
+                moves.iter().filter(|&&(card, _)| set & (1 << card) != 0).copied().collect::<Vec<_>>()
+            };
+            let mut seeds: Vec<u8> = moves.iter().map(|&(card, _)| card).collect();
+            seeds.sort();
+            seeds.dedup();
+            let smallest = seeds.iter().map(|&seed| closure(seed)).min_by_key(|set| set.len());
+            let mut kept = moves.clone();
+            stubborn(board, cells, &mut kept);
+            if moves.len() > 1 {
+                assert_eq!(Some(kept.clone()), smallest, "{cells:?}");
+            }
+            pruned += usize::from(kept.len() < moves.len());
+        });
+        assert!(pruned > 100, "the set left out moves on {pruned} positions");
     }
 
     /// Plays `(card, cell)` on `cells` when it is legal there.

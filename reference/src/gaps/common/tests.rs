@@ -1,0 +1,124 @@
+//! The engine's own checks: packed positions, the walk's memory, and the stuck cards against
+//! their definition.
+
+use super::*;
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
+
+/// Every cell comes back as it went in, on boards of three, five and six words, where cells
+/// straddle words (cell 10 of a board: bits 60 to 65).
+#[test]
+fn a_packed_position_unpacks_to_its_cells() {
+    for (rows, width) in [(4, 8), (4, 13), (7, 9)] {
+        let board = Board::new(rows, width);
+        let cells: Vec<u8> = (0..board.cells()).map(|i| ((i * 37 + 11) % 64) as u8).collect();
+        let mut back = vec![0; cells.len()];
+        match (board.cells() * BITS_PER_CELL).div_ceil(64) {
+            ..=3 => board.unpack(board.pack::<3>(&cells), &mut back),
+            4 | 5 => board.unpack(board.pack::<5>(&cells), &mut back),
+            _ => board.unpack(board.pack::<6>(&cells), &mut back),
+        }
+        assert_eq!(back, cells, "{rows} x {width}");
+    }
+}
+
+/// The walk's cap in a MiB: a set of that many positions has grown to the table the cap
+/// assumes (7/8 of 16,384 buckets of a five-word key and a control byte: 672 KiB), whose
+/// growth from half its size, the old table held, fits the MiB; one table larger would not.
+#[test]
+fn the_walks_positions_fit_its_memory() {
+    let most = Limit { positions: usize::MAX, memory: 1 << 20, deadline: None }.for_walk::<5>().positions;
+    assert_eq!(most, 14_336);
+    let mut set: HashSet<Position<5>, BuildHasherDefault<PositionHasher>> = HashSet::default();
+    set.extend((0..most as u64).map(|i| Position([i, 0, 0, 0, 0])));
+    let bytes_per_bucket = std::mem::size_of::<Position<5>>() + 1;
+    assert_eq!(set.capacity(), most);
+    assert!(3 * (most / 7 * 8) * bytes_per_bucket / 2 <= 1 << 20);
+    assert!(3 * (most / 7 * 16) * bytes_per_bucket / 2 > 1 << 20);
+}
+
+/// Positions met by random play from the deals `GEN 1..=30` of three shapes (Superpuzz's 4x7, a
+/// full deck, 3 suits of 5), each handed to `check` with its board; play goes on to 80 moves or
+/// a position with none.
+pub(super) fn on_random_positions(mut check: impl FnMut(&Board, &[u8])) {
+    for (ranks, suits) in [(7, 4), (13, 4), (5, 3)] {
+        for seed in 1..=30 {
+            let (board, mut cells) = board_of(&crate::gaps::generate::deal(seed, ranks, suits));
+            let mut random = crate::java_random::JavaRandom::new(seed);
+            let mut moves = Vec::new();
+            for _ in 0..80 {
+                check(&board, &cells);
+                board.moves(&cells, &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                let (card, to) = moves[random.next_int_bounded(moves.len() as i32) as usize];
+                board.play(&mut cells, card, to);
+            }
+        }
+    }
+}
+
+/// The stuck cards by their definition: the largest set whose every card stays while the
+/// others in it stay, found by striking out the cards whose reason fails until none does.
+fn stuck_by_definition(board: &Board, cells: &[u8]) -> u64 {
+    let mut at = [0usize; 64];
+    let mut stuck = 0u64;
+    for (cell, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
+        (at[card as usize], stuck) = (cell, stuck | 1 << card);
+    }
+    let stays = |stuck: u64, cell: usize| cells[cell] != 0 && stuck & (1 << cells[cell]) != 0;
+    loop {
+        let before = stuck;
+        let edge_shut = (0..board.rows).all(|row| stays(stuck, row * board.width));
+        for card in (1..64u8).filter(|&card| before & (1 << card) != 0) {
+            let still = if board.rank(card) == 1 {
+                edge_shut
+            } else {
+                let below = at[card as usize - 1];
+                stuck & (1 << (card - 1)) != 0 && (board.column(below) == board.width - 1 || stays(stuck, below + 1))
+            };
+            if !still {
+                stuck &= !(1 << card);
+            }
+        }
+        if stuck == before {
+            return stuck;
+        }
+    }
+}
+
+/// What `Board::stuck` spreads (the cards that may move, from those that can now) leaves the
+/// same cards as the definition, on positions where some are stuck and where none is.
+#[test]
+fn the_stuck_cards_are_the_largest_set_that_stays() {
+    let (mut some, mut none) = (0, 0);
+    on_random_positions(|board, cells| {
+        let stuck = board.stuck(cells);
+        assert_eq!(stuck, stuck_by_definition(board, cells), "{cells:?}");
+        *(if stuck == 0 { &mut none } else { &mut some }) += 1;
+    });
+    assert!(some > 100 && none > 100, "{some} positions with stuck cards, {none} without");
+}
+
+/// A packed position kept move by move equals the position packed afresh, on every width of
+/// word (4x7 in three words, a full deck in five).
+#[test]
+fn a_position_kept_move_by_move_is_the_position_packed() {
+    fn check<const WORDS: usize>(board: &Board, cells: &[u8]) {
+        let (mut after, mut moves) = (cells.to_vec(), Vec::new());
+        board.moves(cells, &mut moves);
+        for &(card, to) in &moves {
+            let from = board.play(&mut after, card, to);
+            let moved = board.moved(board.pack::<WORDS>(cells), card, from, to);
+            assert_eq!(moved, board.pack::<WORDS>(&after), "{card} into {to} at {cells:?}");
+            assert_eq!(board.moved(moved, card, from, to), board.pack::<WORDS>(cells), "and back");
+            take_back(&mut after, card, from, to);
+        }
+    }
+    on_random_positions(|board, cells| match (board.cells() * BITS_PER_CELL).div_ceil(64) {
+        ..=3 => check::<3>(board, cells),
+        4 | 5 => check::<5>(board, cells),
+        _ => check::<6>(board, cells),
+    });
+}
