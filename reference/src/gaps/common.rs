@@ -134,6 +134,8 @@ struct Board {
     column_of: [u8; MAX_CELLS],
     /// The 1s (rank 1), as a set of card numbers.
     ones: u64,
+    /// For each card, the cards above it in its suit.
+    above: [u64; 64],
 }
 
 impl Board {
@@ -146,10 +148,13 @@ impl Board {
             row_of: [0; MAX_CELLS],
             column_of: [0; MAX_CELLS],
             ones: 0,
+            above: [0; 64],
         };
         for card in 1..=(rows * width).min(63) {
             (board.rank_of[card], board.suit_of[card]) = (((card - 1) % width) as u8, ((card - 1) / width) as u8);
             board.ones |= u64::from(board.rank_of[card] == 1) << card;
+            let suit_end = (card - 1) / width * width + width;
+            board.above[card] = (card + 1..=suit_end.min(63)).fold(0, |set, above| set | 1 << above);
         }
         for cell in 0..(rows * width).min(MAX_CELLS) {
             (board.row_of[cell], board.column_of[cell]) = ((cell / width) as u8, (cell % width) as u8);
@@ -279,14 +284,11 @@ impl Board {
             let card = work.trailing_zeros() as usize;
             work &= work - 1;
             let cell = usize::from(at[card]);
-            let mut freed = self.wants(cells, cell);
-            if self.rank_of[card] as usize + 1 < self.width {
-                freed |= 1 << (card + 1);
-            }
+            // A card that may leave the left edge frees every 1, so every card above one: all.
             if self.column_of[cell] == 0 {
-                freed |= self.ones;
+                return 0;
             }
-            freed &= !free;
+            let freed = (self.wants(cells, cell) | self.above[card]) & !free;
             (free, work) = (free | freed, work | freed);
         }
         cards & !free & !1
@@ -312,6 +314,9 @@ impl Board {
     /// apart from its suit's). A dead position's subtree holds no win, so the search drops it.
     fn forced_suits(&self, cells: &[u8]) -> Option<[u8; 8]> {
         let stuck = self.stuck(cells);
+        if stuck == 0 {
+            return Some([u8::MAX; 8]);
+        }
         let mut suits_of_row = [u8::MAX; 8];
         let mut row_of_suit = [u8::MAX; 8];
         for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0 && stuck & (1 << card) != 0) {
@@ -420,8 +425,10 @@ impl Hasher for PositionHasher {
     }
 }
 
-/// The positions the first, short A* may meet before the walk takes over.
-const FIRST_TRY: usize = 1 << 14;
+/// The positions the first, short A* may meet before the walk takes over (it is taken up again
+/// after the walk, so nothing is met twice): `GEN 1..100 7` took 2.8 s at 2^14, 2.5 s at 2^15
+/// and 2^16, 2.6 s at 2^17; 60 deals of 4x8 12.6, 11.5, 11.0, 11.9 s (one thread, 2026-11-29).
+const FIRST_TRY: usize = 1 << 16;
 
 /// Whether [`solve`] takes `layout`: at most 8 suits (rows) and [`MAX_CELLS`] cells right of
 /// the Ace column.
@@ -481,18 +488,23 @@ impl PackedSearch for Shortest {
         let (order, limit) = (self.order, self.limit);
         // Each pass starts from the deal (the A* leaves its grid at the last position it took).
         let mut cells = start.to_vec();
-        let spent = match astar::a_star::<WORDS>(board, &mut cells, order, limit.for_a_star().at_most(FIRST_TRY)) {
-            Outcome::GaveUp { positions } if FIRST_TRY < limit.positions => positions,
+        let mut a_star = astar::AStar::<WORDS>::new(board, order);
+        match a_star.run(&mut cells, limit.for_a_star().at_most(FIRST_TRY)) {
+            Outcome::GaveUp { .. } if FIRST_TRY < limit.positions => {}
             outcome => return outcome,
-        };
+        }
         cells.copy_from_slice(start);
-        // Where the walk finds a win, or wanders past the cap without deciding, the A* decides.
+        // Where the walk finds a win, or wanders past the cap without deciding, the A* decides,
+        // taken up where it stopped (what it holds meanwhile, FIRST_TRY positions, is small
+        // beside the walk's memory).
         let walked = match decide::winnable::<WORDS>(board, &mut cells, limit.for_walk::<WORDS>()) {
             decide::Found::Win { positions, .. } | decide::Found::GaveUp { positions } => positions,
-            decide::Found::NoWin { positions } => return Outcome::Unsolvable { positions: spent + positions },
+            decide::Found::NoWin { positions } => {
+                return Outcome::Unsolvable { positions: a_star.positions() + positions }
+            }
         };
         cells.copy_from_slice(start);
-        astar::a_star::<WORDS>(board, &mut cells, order, limit.for_a_star()).after(spent + walked)
+        a_star.run(&mut cells, limit.for_a_star()).after(walked)
     }
 }
 

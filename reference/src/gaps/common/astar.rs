@@ -98,45 +98,76 @@ impl<const WORDS: usize> Search<'_, WORDS> {
 
 /// Searches `cells` of `board` by A* in `order`, within `limit`.
 pub(super) fn a_star<const WORDS: usize>(board: &Board, cells: &mut [u8], order: Order, limit: Limit) -> Outcome {
-    let mut search = Search::<WORDS> {
-        board,
-        order,
-        limit,
-        index: HashTable::new(),
-        met: Vec::new(),
-        expanded: Vec::new(),
-        queue: BinaryHeap::new(),
-    };
-    let root = Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 };
-    if search.meet(board.pack(cells), cells, root).is_err() {
-        return Outcome::GaveUp { positions: 0 };
+    AStar::<WORDS>::new(board, order).run(cells, limit)
+}
+
+/// An A* that can be taken up again where it gave up, with a larger limit, as if it had never
+/// stopped: what it met is kept, and the position it was expanding goes back on the queue.
+pub(super) struct AStar<'a, const WORDS: usize> {
+    search: Search<'a, WORDS>,
+}
+
+impl<'a, const WORDS: usize> AStar<'a, WORDS> {
+    pub(super) fn new(board: &'a Board, order: Order) -> AStar<'a, WORDS> {
+        let search = Search {
+            board,
+            order,
+            limit: Limit::positions(0),
+            index: HashTable::new(),
+            met: Vec::new(),
+            expanded: Vec::new(),
+            queue: BinaryHeap::new(),
+        };
+        AStar { search }
     }
-    let mut moves = Vec::new();
-    while let Some(Reverse((_, at))) = search.queue.pop() {
-        let at = at as usize;
-        if std::mem::replace(&mut search.expanded[at], true) {
-            continue;
-        }
-        let position = search.met[at].0;
-        board.unpack(position, cells);
-        if board.won(cells) {
-            let (optimal, positions) = (order == Order::Optimal, search.positions());
-            return Outcome::Solved { moves: line_to(&search.met, at, board), optimal, positions };
-        }
-        let g = search.met[at].1.moves + 1;
-        board.moves(cells, &mut moves);
-        reduce::stubborn(board, cells, &mut moves);
-        for &(card, cell) in &moves {
-            let from = board.play(cells, card, cell);
-            let child = board.moved(position, card, from, cell);
-            let met = search.meet(child, cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
-            take_back(cells, card, from, cell);
-            if met.is_err() {
-                return Outcome::GaveUp { positions: search.positions() };
+
+    /// The positions met so far, dead ones included.
+    pub(super) fn positions(&self) -> usize {
+        self.search.positions()
+    }
+
+    /// Searches on from `cells` (the start: the same on every call) within `limit`; `cells`
+    /// is left at the last position taken.
+    pub(super) fn run(&mut self, cells: &mut [u8], limit: Limit) -> Outcome {
+        let board = self.search.board;
+        let search = &mut self.search;
+        search.limit = limit;
+        if search.positions() == 0 {
+            let root = Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 };
+            if search.meet(board.pack(cells), cells, root).is_err() {
+                return Outcome::GaveUp { positions: 0 };
             }
         }
+        let mut moves = Vec::new();
+        while let Some(Reverse((priority, at))) = search.queue.pop() {
+            let at = at as usize;
+            if std::mem::replace(&mut search.expanded[at], true) {
+                continue;
+            }
+            let position = search.met[at].0;
+            board.unpack(position, cells);
+            if board.won(cells) {
+                let (optimal, positions) = (search.order == Order::Optimal, search.positions());
+                return Outcome::Solved { moves: line_to(&search.met, at, board), optimal, positions };
+            }
+            let g = search.met[at].1.moves + 1;
+            board.moves(cells, &mut moves);
+            reduce::stubborn(board, cells, &mut moves);
+            for &(card, cell) in &moves {
+                let from = board.play(cells, card, cell);
+                let child = board.moved(position, card, from, cell);
+                let met = search.meet(child, cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
+                take_back(cells, card, from, cell);
+                if met.is_err() {
+                    // Taken up again, this position is expanded first, as it would have been.
+                    search.expanded[at] = false;
+                    search.queue.push(Reverse((priority, at as u32)));
+                    return Outcome::GaveUp { positions: search.positions() };
+                }
+            }
+        }
+        Outcome::Unsolvable { positions: search.positions() }
     }
-    Outcome::Unsolvable { positions: search.positions() }
 }
 
 /// The moves from the start to position `at`, in the layout's positions (a row of `width`
