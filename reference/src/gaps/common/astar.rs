@@ -30,8 +30,9 @@ struct Search<'a, const WORDS: usize> {
     board: &'a Board,
     order: Order,
     limit: Limit,
-    /// Each position met, as its index in `met`: the position is kept once, there.
-    index: HashTable<u32>,
+    /// Each position met, as its index in `met` (the position is kept once, there) and 32 bits
+    /// of its hash.
+    index: HashTable<(u32, u32)>,
     /// Each position met, dead ones included, and how it was first reached.
     met: Vec<(Position<WORDS>, Met)>,
     /// Whether each position of `met` is done with: expanded, or dead (met once, never queued,
@@ -58,16 +59,18 @@ impl<const WORDS: usize> Search<'_, WORDS> {
     fn meet(&mut self, position: Position<WORDS>, cells: &[u8], step: Met) -> Result<(), CapReached> {
         let full = self.limit.reached(self.index.len());
         let met = &self.met;
-        let hash_of = |position: &Position<WORDS>| BuildHasherDefault::<PositionHasher>::default().hash_one(position);
+        // The table keeps 32 bits of each position's hash beside its index, so that growing it
+        // and passing over other positions never reads `met` (a cache miss each).
+        let tag = BuildHasherDefault::<PositionHasher>::default().hash_one(position) as u32;
         let entry = self.index.entry(
-            hash_of(&position),
-            |&at| met[at as usize].0 == position,
-            |&at| hash_of(&met[at as usize].0),
+            spread(tag),
+            |&(at, seen)| seen == tag && met[at as usize].0 == position,
+            |&(_, seen)| spread(seen),
         );
         let (at, bound) = match entry {
             Entry::Occupied(seen) => {
                 // With a consistent bound a position is first expanded by a shortest line.
-                let seen = *seen.get();
+                let (seen, _) = *seen.get();
                 if self.expanded[seen as usize] || self.met[seen as usize].1.moves <= step.moves {
                     return Ok(());
                 }
@@ -78,7 +81,7 @@ impl<const WORDS: usize> Search<'_, WORDS> {
                 if full {
                     return Err(CapReached);
                 }
-                slot.insert(self.met.len() as u32);
+                slot.insert((self.met.len() as u32, tag));
                 self.met.push((position, step));
                 let bound = self.board.bound(cells);
                 self.expanded.push(bound.is_none());
@@ -168,6 +171,12 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
         }
         Outcome::Unsolvable { positions: search.positions() }
     }
+}
+
+/// The table's hash of a position whose hash kept is `tag`: spread over 64 bits, since the
+/// table takes its buckets from the low bits and a tag to compare from the high ones.
+fn spread(tag: u32) -> u64 {
+    u64::from(tag).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// The moves from the start to position `at`, in the layout's positions (a row of `width`
