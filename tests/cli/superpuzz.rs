@@ -6,6 +6,7 @@
 
 use crate::expectations::{check_readme, mark_fixtures, student_report};
 use crate::support::{bhgrade, repo};
+use bhgrade::verdict::Verdict;
 
 #[test]
 fn the_readme_says_what_each_superpuzz_fixtures_data_says() {
@@ -23,8 +24,13 @@ fn superpuzz_fixtures_are_marked_by_how_short_their_wins_are() {
     let (fixtures, out) = mark_fixtures(dir.path(), &repo().join("fixtures/superpuzz-submissions"), &suite, 4);
     let report = |name: &str| student_report(&out, name);
     let mut mismatches = Vec::new();
+    // A Part 3 deal (4x7, 4x8) may take a defective solver close to its 5 s of CPU (the one that
+    // moves a 1 anywhere: 4.96 and 5.21 s on `wide-8-deal-25`, measured twice on one machine):
+    // running out there says nothing about the defect, so a time limit stands for either
+    // verdict; what it gives when it finishes is its data.
+    let timed_out = |id: &str, verdict: Verdict| id.starts_with("part3/") && verdict == Verdict::TimeLimit;
     for (name, (_, expectation)) in &fixtures {
-        mismatches.extend(expectation.differences(name, &report(name), |_, _| false));
+        mismatches.extend(expectation.differences(name, &report(name), timed_out));
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
     let score = |name: &str| report(name)["score"].as_f64().unwrap();
