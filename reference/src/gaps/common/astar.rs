@@ -54,8 +54,8 @@ impl<const WORDS: usize> Search<'_, WORDS> {
         (f << 16) | u64::from(u16::MAX - moves)
     }
 
-    /// Meets `cells` (packed: `position`), reached by `step`: a new position is tabled and queued unless dead; one
-    /// still queued is queued again when `step` reaches it by fewer moves.
+    /// Meets `cells` (packed: `position`), reached by `step`: a new position is tabled and queued
+    /// unless dead; one still queued is queued again when `step` reaches it by fewer moves.
     fn meet(&mut self, position: Position<WORDS>, cells: &[u8], step: Met) -> Result<(), CapReached> {
         let full = self.limit.reached(self.index.len());
         let met = &self.met;
