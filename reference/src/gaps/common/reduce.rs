@@ -17,7 +17,7 @@
 
 use super::Board;
 
-/// Cards as a set of card numbers (bit `c` for card `c`; at most 32 cards).
+/// Cards as a set of card numbers (bit `c` for card `c`; card numbers stay below 64).
 type Cards = u64;
 
 /// What the set is closed over, for one position: where each card lies, and the left edge.
