@@ -184,7 +184,8 @@ mod tests {
                 while let Some(card) = work.pop() {
                     for next in (0..64u8).filter(|&next| relations.linked(card) & (1 << next) != 0) {
                         if set & (1 << next) == 0 {
-                            (set, work) = (set | 1 << next, [work, vec![next]].concat());
+                            set |= 1 << next;
+                            work.push(next);
                         }
                     }
                 }
