@@ -184,7 +184,7 @@ impl<const MIN_SLOTS: usize> KeySet<MIN_SLOTS> {
 
 /// A hint to load the cache line holding `word`; nothing on targets without one.
 #[inline]
-fn prefetch(word: &u64) {
+pub(crate) fn prefetch(word: &u64) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

@@ -11,8 +11,6 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::hash::{BuildHasher, BuildHasherDefault};
 
-use hashbrown::hash_table::{Entry, HashTable};
-
 use super::{reduce, take_back, Board, Limit, Order, Outcome, Position, PositionHasher};
 use crate::gaps::model::Move;
 
@@ -30,9 +28,8 @@ struct Search<'a, const WORDS: usize> {
     board: &'a Board,
     order: Order,
     limit: Limit,
-    /// Each position met, as its index in `met` (the position is kept once, there) and 32 bits
-    /// of its hash.
-    index: HashTable<(u32, u32)>,
+    /// Each position met, as its index in `met` (the position is kept once, there).
+    index: Index,
     /// Each position met, dead ones included, and how it was first reached.
     met: Vec<(Position<WORDS>, Met)>,
     /// Whether each position of `met` is done with: expanded, or dead (met once, never queued,
@@ -82,34 +79,25 @@ impl<const WORDS: usize> Search<'_, WORDS> {
         (f << 16) | u64::from(u16::MAX - moves)
     }
 
-    /// Meets `cells` (packed: `position`), reached by `step`: a new position is tabled and queued
-    /// unless dead; one still queued is queued again when `step` reaches it by fewer moves.
-    fn meet(&mut self, position: Position<WORDS>, cells: &[u8], step: Met) -> Result<(), CapReached> {
-        let full = self.limit.reached(self.index.len());
+    /// Meets `cells` (packed: `position`, whose [`tag`] is `tag`), reached by `step`: a new
+    /// position is tabled and queued unless dead; one still queued is queued again when `step`
+    /// reaches it by fewer moves.
+    fn meet(&mut self, position: Position<WORDS>, tag: u32, cells: &[u8], step: Met) -> Result<(), CapReached> {
         let met = &self.met;
-        // The table keeps 32 bits of each position's hash beside its index, so that growing it
-        // and passing over other positions never reads `met` (a cache miss each).
-        let tag = BuildHasherDefault::<PositionHasher>::default().hash_one(position) as u32;
-        let entry = self.index.entry(
-            spread(tag),
-            |&(at, seen)| seen == tag && met[at as usize].0 == position,
-            |&(_, seen)| spread(seen),
-        );
-        let (at, bound) = match entry {
-            Entry::Occupied(seen) => {
+        let (at, bound) = match self.index.find(tag, |at| met[at as usize].0 == position) {
+            Slot::Holds(seen) => {
                 // With a consistent bound a position is first expanded by a shortest line.
-                let (seen, _) = *seen.get();
                 if self.expanded[seen as usize] || self.met[seen as usize].1.moves <= step.moves {
                     return Ok(());
                 }
                 self.met[seen as usize].1 = step;
                 (seen, self.board.bound(cells).expect("only live positions are tabled"))
             }
-            Entry::Vacant(slot) => {
-                if full {
+            Slot::Free(slot) => {
+                if self.limit.reached(self.index.len()) {
                     return Err(CapReached);
                 }
-                slot.insert((self.met.len() as u32, tag));
+                self.index.fill(slot, tag, self.met.len() as u32);
                 self.met.push((position, step));
                 let bound = self.board.bound(cells);
                 self.expanded.push(bound.is_none());
@@ -144,7 +132,7 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
             board,
             order,
             limit: Limit::positions(0),
-            index: HashTable::new(),
+            index: Index::new(),
             met: Vec::new(),
             expanded: Vec::new(),
             queue: Queue::default(),
@@ -165,11 +153,12 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
         search.limit = limit;
         if search.positions() == 0 {
             let root = Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 };
-            if search.meet(board.pack(cells), cells, root).is_err() {
+            let start = board.pack(cells);
+            if search.meet(start, tag(start), cells, root).is_err() {
                 return Outcome::GaveUp { positions: 0 };
             }
         }
-        let mut moves = Vec::new();
+        let (mut moves, mut children) = (Vec::new(), Vec::new());
         while let Some((priority, at)) = search.queue.pop() {
             let at = at as usize;
             if std::mem::replace(&mut search.expanded[at], true) {
@@ -184,11 +173,20 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
             let g = search.met[at].1.moves + 1;
             board.moves(cells, &mut moves);
             reduce::stubborn(board, cells, &mut moves);
-            for &(card, cell) in &moves {
-                let from = board.play(cells, card, cell);
-                let child = board.moved(position, card, from, cell);
-                let met = search.meet(child, cells, Met { parent: at as u32, card, cell: cell as u8, moves: g });
-                take_back(cells, card, from, cell);
+            // Every child's slot is asked for first, so that their cache misses overlap.
+            children.clear();
+            for &(card, to) in &moves {
+                let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+                let child = board.moved(position, card, from, to);
+                let tag = tag(child);
+                search.index.prefetch(tag);
+                children.push((card, from, to, child, tag));
+            }
+            for &(card, from, to, child, tag) in &children {
+                (cells[from], cells[to]) = (0, card);
+                let step = Met { parent: at as u32, card, cell: to as u8, moves: g };
+                let met = search.meet(child, tag, cells, step);
+                take_back(cells, card, from, to);
                 if met.is_err() {
                     // Taken up again, this position is expanded first, as it would have been.
                     search.expanded[at] = false;
@@ -201,10 +199,90 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
     }
 }
 
-/// The table's hash of a position whose hash kept is `tag`: spread over 64 bits, since the
-/// table takes its buckets from the low bits and a tag to compare from the high ones.
-fn spread(tag: u32) -> u64 {
-    u64::from(tag).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+/// The 32 bits of a position's hash the table keeps.
+fn tag<const WORDS: usize>(position: Position<WORDS>) -> u32 {
+    BuildHasherDefault::<PositionHasher>::default().hash_one(position) as u32
+}
+
+/// The table of positions met: each one's index in `met` beside 32 bits of its hash (its
+/// [`tag`]), in one open-addressing table with linear probing, 8 bytes a slot (0 for an empty
+/// one), filled to at most 3/4. Growing it and passing over other positions read only tags,
+/// never a position (a cache miss each), and a position's slot can be asked for ahead of its
+/// lookup ([`Index::prefetch`]).
+struct Index {
+    /// `(index + 1) << 32 | tag` for each position; a power of two of them.
+    slots: Vec<u64>,
+    len: usize,
+}
+
+/// Where [`Index::find`] found a position: the slot of its index, or the free slot it would
+/// take.
+enum Slot {
+    Holds(u32),
+    Free(usize),
+}
+
+impl Index {
+    fn new() -> Index {
+        Index { slots: vec![0; 1 << 10], len: 0 }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The first slot to look in for a position of `tag`: the top bits of the tag spread over
+    /// 64 bits.
+    fn home(&self, tag: u32) -> usize {
+        let spread = u64::from(tag).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (spread >> (64 - self.slots.len().trailing_zeros())) as usize
+    }
+
+    /// Asks for the cache line of `tag`'s first slot ahead of [`Self::find`].
+    fn prefetch(&self, tag: u32) {
+        crate::memo::prefetch(&self.slots[self.home(tag)]);
+    }
+
+    /// The position of `tag` for which `same` (given its index) holds, or the slot it would take.
+    fn find(&self, tag: u32, same: impl Fn(u32) -> bool) -> Slot {
+        let mask = self.slots.len() - 1;
+        let mut slot = self.home(tag);
+        loop {
+            let kept = self.slots[slot];
+            if kept == 0 {
+                return Slot::Free(slot);
+            }
+            let at = (kept >> 32) as u32 - 1;
+            if kept as u32 == tag && same(at) {
+                return Slot::Holds(at);
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Tables the position of `tag` at index `at` in `slot`, which [`Self::find`] gave.
+    fn fill(&mut self, mut slot: usize, tag: u32, at: u32) {
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            let doubled = vec![0; self.slots.len() * 2];
+            let old = std::mem::replace(&mut self.slots, doubled);
+            for kept in old.into_iter().filter(|&kept| kept != 0) {
+                let free = self.free_slot(kept as u32);
+                self.slots[free] = kept;
+            }
+            slot = self.free_slot(tag);
+        }
+        self.slots[slot] = (u64::from(at) + 1) << 32 | u64::from(tag);
+        self.len += 1;
+    }
+
+    /// The first empty slot from `tag`'s home on.
+    fn free_slot(&self, tag: u32) -> usize {
+        let (mask, mut slot) = (self.slots.len() - 1, self.home(tag));
+        while self.slots[slot] != 0 {
+            slot = (slot + 1) & mask;
+        }
+        slot
+    }
 }
 
 /// The moves from the start to position `at`, in the layout's positions (a row of `width`
@@ -218,4 +296,29 @@ fn line_to<const WORDS: usize>(met: &[(Position<WORDS>, Met)], mut at: usize, bo
     }
     line.reverse();
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions whose tags collide (seven tags for 5,000 positions) are told apart by `same`,
+    /// through the table's growth from 1,024 slots; a position not tabled finds a free slot.
+    #[test]
+    fn the_index_finds_each_position_by_tag_and_comparison() {
+        let mut index = Index::new();
+        let tag_of = |position: u32| position % 7;
+        for position in 0..5000 {
+            let Slot::Free(slot) = index.find(tag_of(position), |at| at == position) else {
+                panic!("{position} is found before it is tabled")
+            };
+            index.fill(slot, tag_of(position), position);
+        }
+        assert_eq!(index.len(), 5000);
+        assert!(index.slots.len() >= 5000 * 4 / 3);
+        for position in 0..5000 {
+            assert!(matches!(index.find(tag_of(position), |at| at == position), Slot::Holds(at) if at == position));
+        }
+        assert!(matches!(index.find(tag_of(5000), |at| at == 5000), Slot::Free(_)));
+    }
 }
