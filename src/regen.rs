@@ -127,6 +127,33 @@ impl fmt::Display for Difference {
     }
 }
 
+/// How a test's stored best answer differs from the reference's, if it does: by its measure, or,
+/// the measure the same, by how the reference proved it (quoted whole, so that the change shows).
+fn optimum_changed(
+    test: &str,
+    stored: &Option<StoredOptimum>,
+    reference: &Option<StoredOptimum>,
+) -> Option<Difference> {
+    if stored == reference {
+        return None;
+    }
+    let measure =
+        |optimum: &Option<StoredOptimum>| optimum.as_ref().map(|optimum| (optimum.best, optimum.unit.clone()));
+    let same_measure = measure(stored) == measure(reference);
+    let said = |optimum: &Option<StoredOptimum>| {
+        let measured = match optimum {
+            Some(StoredOptimum { best: Some(best), unit, .. }) => format!("{best} {unit}s"),
+            Some(StoredOptimum { best: None, .. }) => "no answer to measure".to_string(),
+            None => "none".to_string(),
+        };
+        match optimum {
+            Some(StoredOptimum { how, .. }) if same_measure => format!("{measured}: {how}"),
+            _ => measured,
+        }
+    };
+    Some(Difference::OptimumChanged { test: test.to_string(), stored: said(stored), reference: said(reference) })
+}
+
 /// The suite as `regen` would leave it, computed without writing anything.
 struct Intended {
     definition: SuiteDefinition,
@@ -222,15 +249,7 @@ pub fn check(dir: &Path) -> Result<Vec<Difference>, RegenError> {
         } else if old.nodes != new.nodes {
             differences.push(Difference::HardnessChanged { test: id.clone(), stored: old.nodes, reference: new.nodes });
         }
-        if old.optimum != new.optimum {
-            let said = |optimum: &Option<StoredOptimum>| match optimum {
-                Some(StoredOptimum { best: Some(best), unit, .. }) => format!("{best} {unit}s"),
-                Some(StoredOptimum { best: None, .. }) => "no answer to measure".to_string(),
-                None => "none".to_string(),
-            };
-            let (stored, reference) = (said(&old.optimum), said(&new.optimum));
-            differences.push(Difference::OptimumChanged { test: id.clone(), stored, reference });
-        }
+        differences.extend(optimum_changed(id, &old.optimum, &new.optimum));
     }
     for test in stored.tests.keys().filter(|test| !intended.expected.tests.contains_key(*test)) {
         differences.push(Difference::StaleAnswer { test: test.clone() });
@@ -354,4 +373,30 @@ fn write_file(path: &Path, text: &str) -> Result<(), RegenError> {
         std::fs::create_dir_all(parent).map_err(failed)?;
     }
     crate::fsutil::write_atomically(path, text.as_bytes()).map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn optimum(best: u64, how: &str) -> Option<StoredOptimum> {
+        Some(StoredOptimum { best: Some(best), unit: "move".to_string(), how: how.to_string() })
+    }
+
+    /// A changed measure is said by the measures; the same measure proved another way quotes both
+    /// proofs, so that "31 moves is not 31 moves" is never all a reader is told.
+    #[test]
+    fn a_changed_best_answer_says_what_changed() {
+        assert_eq!(optimum_changed("t", &optimum(31, "A*"), &optimum(31, "A*")), None);
+        let measure = optimum_changed("t", &optimum(31, "A*, 900 positions"), &optimum(30, "A*, 800 positions"));
+        assert_eq!(
+            measure.unwrap().to_string(),
+            "test t: the stored best answer (31 moves) is not the reference's (30 moves)"
+        );
+        let proof = optimum_changed("t", &optimum(31, "A*, 900 positions"), &optimum(31, "A*, 800 positions"));
+        assert_eq!(
+            proof.unwrap().to_string(),
+            "test t: the stored best answer (31 moves: A*, 900 positions) is not the reference's (31 moves: A*, 800 positions)"
+        );
+    }
 }

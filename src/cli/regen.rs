@@ -3,6 +3,7 @@
 //! a row per solve test as the second oracle gives its opinion, then the tests refused.
 
 use bhgrade::regen;
+use bhgrade::results::text::terminal;
 use bhref::referee::{agreeing, count};
 
 use super::args::RegenArgs;
@@ -18,7 +19,8 @@ pub(super) fn run(args: RegenArgs) -> Result<super::exit::Exit, CliError> {
     if args.check {
         let differences = regen::check(&dir)?;
         for difference in &differences {
-            bhgrade::say!("{difference}");
+            // What the suite's files hold reaches the terminal inert (no escape sequence acts).
+            bhgrade::say!("{}", terminal(&difference.to_string()));
         }
         if differences.is_empty() {
             bhgrade::say!("{}: up to date with the reference", dir.display());
@@ -120,7 +122,8 @@ fn verify(dir: &std::path::Path) -> Result<super::exit::Exit, regen::RegenError>
     let opinions = match regen::verify(dir, row)? {
         regen::Verified::OutOfDate(differences) => {
             for difference in &differences {
-                bhgrade::say!("{difference}");
+                // What the suite's files hold reaches the terminal inert (no escape sequence acts).
+                bhgrade::say!("{}", terminal(&difference.to_string()));
             }
             bhgrade::say!(
                 "{}: not verified: out of date; run `bhgrade regen --suite {}` first",
