@@ -275,8 +275,12 @@ impl Board {
     /// card below it may, or the card in the cell it wants may (a 1: a card on the left edge).
     fn stuck(&self, cells: &[u8]) -> u64 {
         // A hole on the left edge frees every 1, so every 2, and so on: nothing is stuck.
-        if cells.iter().step_by(self.width).any(|&card| card == 0) {
-            return 0;
+        let mut edge = 0u64;
+        for &card in cells.iter().step_by(self.width) {
+            if card == 0 {
+                return 0;
+            }
+            edge |= 1 << card;
         }
         let mut at = [0u8; 64];
         let (mut cards, mut free) = (0u64, 0u64);
@@ -288,16 +292,19 @@ impl Board {
                 free |= self.wants(cells, cell);
             }
         }
+        // A card that may leave the left edge frees every 1, so every card above one: all. So the
+        // spread stops as soon as it reaches one, before taking it up.
+        if free & edge != 0 {
+            return 0;
+        }
         let mut work = free;
         while work != 0 {
             let card = work.trailing_zeros() as usize;
             work &= work - 1;
-            let cell = usize::from(at[card]);
-            // A card that may leave the left edge frees every 1, so every card above one: all.
-            if self.column_of[cell] == 0 {
+            let freed = (self.wants(cells, usize::from(at[card])) | self.above[card]) & !free;
+            if freed & edge != 0 {
                 return 0;
             }
-            let freed = (self.wants(cells, cell) | self.above[card]) & !free;
             (free, work) = (free | freed, work | freed);
         }
         cards & !free & !1
