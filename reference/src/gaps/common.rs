@@ -28,6 +28,7 @@ use crate::gaps::model::{Layout, Move};
 
 mod astar;
 mod decide;
+mod index;
 mod reduce;
 
 /// The most cells a position may have here: card numbers stay below 64, so that a set of cards
@@ -86,15 +87,11 @@ impl Limit {
         self.at_most(self.memory / ASTAR_BYTES_PER_POSITION)
     }
 
-    /// This limit for the walk, whose set of packed positions (`WORDS` words and a control byte
-    /// each) doubles its table as it fills: the most positions a table holds (7/8 of its
-    /// buckets, a power of two) whose growth into it, the old table still held, fits the memory.
+    /// This limit for the walk, which keeps each position (`WORDS` words) in a list that never
+    /// grows past the cap, and its tag in a table of 8-byte slots filled to at least 3/8 (so at
+    /// most 8/3 slots a position, and half as many again while the table doubles): 32 bytes.
     fn for_walk<const WORDS: usize>(self) -> Limit {
-        let bytes_per_bucket = std::mem::size_of::<Position<WORDS>>() + 1;
-        // Growing into `buckets` holds the half-size table too: 1.5 times the new one.
-        let buckets = (self.memory / bytes_per_bucket / 3).saturating_mul(2);
-        let most = if buckets < 16 { buckets / 2 } else { (1 << buckets.ilog2()) / 8 * 7 };
-        self.at_most(most)
+        self.at_most(self.memory / (std::mem::size_of::<Position<WORDS>>() + 32))
     }
 
     /// Whether a pass that has met `met` positions must stop (the clock is read every 4,096).
@@ -242,7 +239,9 @@ impl Board {
         }
     }
 
-    /// Plays `card` into the hole `to`; the cell it left, for [`take_back`].
+    /// Plays `card` into the hole `to`; the cell it left, for [`take_back`] (the searches know
+    /// the cell already; the tests play by card).
+    #[cfg(test)]
     fn play(&self, cells: &mut [u8], card: u8, to: usize) -> usize {
         let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
         (cells[from], cells[to]) = (0, card);

@@ -6,10 +6,8 @@
 //! where there is no win this walk meets the same positions at a fraction of the cost, and where
 //! there is one it usually finds some win soon, after which the A* finds the shortest.
 
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
-
-use super::{reduce, take_back, Board, Limit, Position, PositionHasher};
+use super::index::{tag, Index, Slot};
+use super::{reduce, take_back, Board, Limit, Position};
 use crate::gaps::model::Move;
 
 /// What the walk found.
@@ -36,11 +34,40 @@ struct Frame {
     undo: Option<(u8, usize, usize)>,
 }
 
+/// The positions the walk has met: a table of their tags ([`Index`]) over a list of them, never
+/// longer than the most the walk's memory holds.
+struct Seen<const WORDS: usize> {
+    index: Index,
+    positions: Vec<Position<WORDS>>,
+    most: usize,
+}
+
+impl<const WORDS: usize> Seen<WORDS> {
+    fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Records `position`, whose [`tag`] is `tag`; whether it was not met before.
+    fn insert(&mut self, position: Position<WORDS>, tag: u32) -> bool {
+        let positions = &self.positions;
+        let Slot::Free(slot) = self.index.find(tag, |at| positions[at as usize] == position) else { return false };
+        if self.positions.len() == self.positions.capacity() {
+            // Doubling, but never past the most the walk may meet.
+            let room = self.most.saturating_sub(self.positions.len()).max(1);
+            let more = self.positions.len().max(1 << 10).min(room);
+            self.positions.reserve_exact(more);
+        }
+        self.index.fill(slot, tag, self.positions.len() as u32);
+        self.positions.push(position);
+        true
+    }
+}
+
 /// Walks every position reachable from `cells` (left as it was found), within `limit`.
 pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limit: Limit) -> Found {
-    let mut seen: HashSet<Position<WORDS>, BuildHasherDefault<PositionHasher>> = HashSet::default();
+    let mut seen = Seen::<WORDS> { index: Index::new(), positions: Vec::new(), most: limit.positions };
     let mut position = board.pack(cells);
-    seen.insert(position);
+    seen.insert(position, tag(position));
     if board.dead(cells) {
         return Found::NoWin { positions: 1 };
     }
@@ -48,7 +75,9 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
     let mut path: Vec<Frame> = Vec::new();
     let mut undo = None;
     loop {
-        // A position just entered: won, or its moves are pushed.
+        // A position just entered: won, or its moves are pushed, each with the cell its card
+        // leaves and the tag of the position it leads to, whose slot is asked for at once (the
+        // moves that lead nowhere new are many, and their lookups then wait side by side).
         if board.won(cells) {
             let line = path.iter().filter_map(|frame| frame.undo).chain(undo);
             let moves = line.map(|(card, _, to)| board.layout_move(card, to)).collect();
@@ -60,7 +89,12 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
         }
         children_of(board, cells, &mut children);
         let start = pending.len();
-        pending.extend_from_slice(&children);
+        for &(card, to) in &children {
+            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+            let tag = tag(board.moved(position, card, from, to));
+            seen.index.prefetch(tag);
+            pending.push((card, from, to, tag));
+        }
         path.push(Frame { start, end: pending.len(), undo });
         // Down to the next position not met yet, backing out of exhausted ones.
         loop {
@@ -74,15 +108,15 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
                 continue;
             }
             frame.end -= 1;
-            let (card, to) = pending[frame.end];
-            let from = board.play(cells, card, to);
+            let (card, from, to, tag) = pending[frame.end];
+            (cells[from], cells[to]) = (0, card);
             if limit.reached(seen.len()) {
                 take_back(cells, card, from, to);
                 undo_path(&path, cells);
                 return Found::GaveUp { positions: seen.len() };
             }
             let next = board.moved(position, card, from, to);
-            if seen.insert(next) && !board.dead(cells) {
+            if seen.insert(next, tag) && !board.dead(cells) {
                 (position, undo) = (next, Some((card, from, to)));
                 break;
             }

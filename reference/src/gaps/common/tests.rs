@@ -2,8 +2,6 @@
 //! their definition.
 
 use super::*;
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
 
 /// Every cell comes back as it went in, on boards of three, five and six words, where cells
 /// straddle words (cell 10 of a board: bits 60 to 65).
@@ -22,19 +20,19 @@ fn a_packed_position_unpacks_to_its_cells() {
     }
 }
 
-/// The walk's cap in a MiB: a set of that many positions has grown to the table the cap
-/// assumes (7/8 of 16,384 buckets of a five-word key and a control byte: 672 KiB), whose
-/// growth from half its size, the old table held, fits the MiB; one table larger would not.
+/// The walk's cap in a MiB: its list of that many five-word positions and its table of their
+/// tags, while the table doubles into its largest size, fit the MiB.
 #[test]
 fn the_walks_positions_fit_its_memory() {
     let most = Limit { positions: usize::MAX, memory: 1 << 20, deadline: None }.for_walk::<5>().positions;
-    assert_eq!(most, 14_336);
-    let mut set: HashSet<Position<5>, BuildHasherDefault<PositionHasher>> = HashSet::default();
-    set.extend((0..most as u64).map(|i| Position([i, 0, 0, 0, 0])));
-    let bytes_per_bucket = std::mem::size_of::<Position<5>>() + 1;
-    assert_eq!(set.capacity(), most);
-    assert!(3 * (most / 7 * 8) * bytes_per_bucket / 2 <= 1 << 20);
-    assert!(3 * (most / 7 * 16) * bytes_per_bucket / 2 > 1 << 20);
+    assert_eq!(most, (1 << 20) / 72);
+    let mut index = index::Index::new();
+    for at in 0..most as u32 {
+        let index::Slot::Free(slot) = index.find(at, |_| false) else { unreachable!("every tag is new") };
+        index.fill(slot, at, at);
+    }
+    let (list, table) = (most * std::mem::size_of::<Position<5>>(), index.bytes());
+    assert!(list + table + table / 2 <= 1 << 20, "{list} + {table} * 1.5");
 }
 
 /// Positions met by random play from the deals `GEN 1..=30` of three shapes (Superpuzz's 4x7, a
