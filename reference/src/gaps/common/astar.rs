@@ -7,11 +7,12 @@
 //! by a shortest line and no position is expanded twice. Only the stubborn moves are tried
 //! ([`super::reduce`]), and dead positions are tabled once and never queued.
 
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
 use super::index::{tag, Index, Slot};
 use super::{reduce, take_back, Board, Limit, Order, Outcome, Position};
 use crate::gaps::model::Move;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
 
 /// One position met: how it was first reached (its parent's index and the move), and `g`.
 #[derive(Clone, Copy)]

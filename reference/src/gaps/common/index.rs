@@ -11,9 +11,9 @@ pub(super) fn tag<const WORDS: usize>(position: Position<WORDS>) -> u32 {
     BuildHasherDefault::<PositionHasher>::default().hash_one(position) as u32
 }
 
-/// The table of positions met: each one's index in the searcher's list beside 32 bits of its hash (its
-/// [`tag`]), in one open-addressing table with linear probing, 8 bytes a slot (0 for an empty
-/// one), filled to at most 3/4. Growing it and passing over other positions read only tags,
+/// The table of positions met: each one's index in the searcher's list beside 32 bits of its
+/// hash (its [`tag`]), in one open-addressing table with linear probing, 8 bytes a slot (0 for an
+/// empty one), filled to at most 3/4. Growing it and passing over other positions read only tags,
 /// never a position (a cache miss each), and a position's slot can be asked for ahead of its
 /// lookup ([`Index::prefetch`]).
 pub(super) struct Index {
