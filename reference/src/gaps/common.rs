@@ -377,7 +377,8 @@ fn toggle<const WORDS: usize>(position: &mut Position<WORDS>, cell: usize, card:
     }
 }
 
-/// Takes back the move of `card` from `from` into `to` (see [`Board::play`]).
+/// Takes back the move of `card` from the cell `from` into the gap `to`: `to` is a gap again and
+/// `from` holds the card.
 fn take_back(cells: &mut [u8], card: u8, from: usize, to: usize) {
     (cells[to], cells[from]) = (0, card);
 }
