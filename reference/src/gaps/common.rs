@@ -243,7 +243,7 @@ impl Board {
     /// the cell already; the tests play by card).
     #[cfg(test)]
     fn play(&self, cells: &mut [u8], card: u8, to: usize) -> usize {
-        let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+        let from = cell_of(cells, card);
         (cells[from], cells[to]) = (0, card);
         from
     }
@@ -375,6 +375,11 @@ fn toggle<const WORDS: usize>(position: &mut Position<WORDS>, cell: usize, card:
     if shift + BITS_PER_CELL > 64 {
         position.0[word + 1] ^= u64::from(card) >> (64 - shift);
     }
+}
+
+/// The cell `card` lies in.
+fn cell_of(cells: &[u8], card: u8) -> usize {
+    cells.iter().position(|&c| c == card).expect("every card lies somewhere")
 }
 
 /// Takes back the move of `card` from the cell `from` into the gap `to`: `to` is a gap again and

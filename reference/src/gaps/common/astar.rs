@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::index::{tag, Index, Slot};
-use super::{reduce, take_back, Board, Limit, Order, Outcome, Position};
+use super::{cell_of, reduce, take_back, Board, Limit, Order, Outcome, Position};
 use crate::gaps::model::Move;
 
 /// One position met: how it was first reached (its parent's index and the move), and `g`.
@@ -176,7 +176,7 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
             // Every child's slot is asked for first, so that their cache misses overlap.
             children.clear();
             for &(card, to) in &moves {
-                let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+                let from = cell_of(cells, card);
                 let child = board.moved(position, card, from, to);
                 let tag = tag(child);
                 search.index.prefetch(tag);

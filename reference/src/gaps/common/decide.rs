@@ -7,7 +7,7 @@
 //! there is one it usually finds some win soon, after which the A* finds the shortest.
 
 use super::index::{tag, Index, Slot};
-use super::{reduce, take_back, Board, Limit, Position};
+use super::{cell_of, reduce, take_back, Board, Limit, Position};
 use crate::gaps::model::Move;
 
 /// What the walk found.
@@ -71,7 +71,7 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
     if board.dead(cells) {
         return Found::NoWin { positions: 1 };
     }
-    let (mut pending, mut children) = (Vec::new(), Vec::new());
+    let (mut pending, mut moves, mut children) = (Vec::new(), Vec::new(), Vec::new());
     let mut path: Vec<Frame> = Vec::new();
     let mut undo = None;
     loop {
@@ -87,10 +87,9 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
             undo_path(&path, cells);
             return Found::Win { positions: seen.len(), moves };
         }
-        children_of(board, cells, &mut children);
+        children_of(board, cells, &mut moves, &mut children);
         let start = pending.len();
-        for &(card, to) in &children {
-            let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+        for &(card, from, to) in &children {
             let tag = tag(board.moved(position, card, from, to));
             seen.index.prefetch(tag);
             pending.push((card, from, to, tag));
@@ -125,13 +124,15 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
     }
 }
 
-/// The stubborn moves of `cells`, those that put a card into the column of its rank last (the
-/// walk takes moves from the end of its list) and those that take one out of it first.
-fn children_of(board: &Board, cells: &[u8], out: &mut Vec<(u8, usize)>) {
-    board.moves(cells, out);
-    reduce::stubborn(board, cells, out);
-    let gain = |&(card, to): &(u8, usize)| {
-        let from = cells.iter().position(|&c| c == card).expect("every card lies somewhere");
+/// The stubborn moves of `cells` as (card, the cell it leaves, the gap it goes into), those that
+/// put a card into the column of its rank last (the walk takes moves from the end of its list)
+/// and those that take one out of it first; `moves` is room to find them in.
+fn children_of(board: &Board, cells: &[u8], moves: &mut Vec<(u8, usize)>, out: &mut Vec<(u8, usize, usize)>) {
+    board.moves(cells, moves);
+    reduce::stubborn(board, cells, moves);
+    out.clear();
+    out.extend(moves.iter().map(|&(card, to)| (card, cell_of(cells, card), to)));
+    let gain = |&(card, from, to): &(u8, usize, usize)| {
         let placed = |cell: usize| i32::from(board.rank(card) == board.column(cell) + 1);
         placed(to) - placed(from)
     };
