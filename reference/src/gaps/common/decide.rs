@@ -90,9 +90,10 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
         children_of(board, cells, &mut moves, &mut children);
         let start = pending.len();
         for &(card, from, to) in &children {
-            let tag = tag(board.moved(position, card, from, to));
+            let child = board.moved(position, card, from, to);
+            let tag = tag(child);
             seen.index.prefetch(tag);
-            pending.push((card, from, to, tag));
+            pending.push((card, from, to, child, tag));
         }
         path.push(Frame { start, end: pending.len(), undo });
         // Down to the next position not met yet, backing out of exhausted ones.
@@ -107,14 +108,13 @@ pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limi
                 continue;
             }
             frame.end -= 1;
-            let (card, from, to, tag) = pending[frame.end];
+            let (card, from, to, next, tag) = pending[frame.end];
             (cells[from], cells[to]) = (0, card);
             if limit.reached(seen.len()) {
                 take_back(cells, card, from, to);
                 undo_path(&path, cells);
                 return Found::GaveUp { positions: seen.len() };
             }
-            let next = board.moved(position, card, from, to);
             if seen.insert(next, tag) && !board.dead(cells) {
                 (position, undo) = (next, Some((card, from, to)));
                 break;
