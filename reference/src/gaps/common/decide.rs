@@ -64,62 +64,96 @@ impl<const WORDS: usize> Seen<WORDS> {
 }
 
 /// Walks every position reachable from `cells` (left as it was found), within `limit`.
-pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &mut [u8], limit: Limit) -> Found {
-    let mut seen = Seen::<WORDS> { index: Index::new(), positions: Vec::new(), most: limit.positions };
-    let mut position = board.pack(cells);
-    seen.insert(position, tag(position));
-    if board.dead(cells) {
-        return Found::NoWin { positions: 1 };
+pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &[u8], limit: Limit) -> Found {
+    Walk::<WORDS>::new(board, cells).run(limit)
+}
+
+/// A move still to try: the card, the cell it leaves, the gap it goes into, and the position it
+/// leads to with its tag.
+type Pending<const WORDS: usize> = (u8, usize, usize, Position<WORDS>, u32);
+
+/// A walk that stops where a limit is reached and, run again with a larger one, goes on from
+/// there as if it had never stopped: what it met, its path and the moves still to try are kept.
+pub(super) struct Walk<'a, const WORDS: usize> {
+    board: &'a Board,
+    seen: Seen<WORDS>,
+    /// The position the walk is at, as cells and packed.
+    cells: Vec<u8>,
+    position: Position<WORDS>,
+    pending: Vec<Pending<WORDS>>,
+    path: Vec<Frame>,
+    /// Where the position the walk is at was just entered, the move that led to it (`None` at
+    /// the start): its moves are still to be pushed.
+    entered: Option<Option<(u8, usize, usize)>>,
+    /// Whether the start is dead: nothing to walk.
+    dead: bool,
+}
+
+impl<'a, const WORDS: usize> Walk<'a, WORDS> {
+    /// A walk from `cells`, which has not yet met anything but them.
+    pub(super) fn new(board: &'a Board, cells: &[u8]) -> Walk<'a, WORDS> {
+        let mut seen = Seen { index: Index::new(), positions: Vec::new(), most: usize::MAX };
+        let position = board.pack(cells);
+        seen.insert(position, tag(position));
+        let (pending, path) = (Vec::new(), Vec::new());
+        let dead = board.dead(cells);
+        Walk { board, seen, cells: cells.to_vec(), position, pending, path, entered: Some(None), dead }
     }
-    let (mut pending, mut moves, mut children) = (Vec::new(), Vec::new(), Vec::new());
-    let mut path: Vec<Frame> = Vec::new();
-    let mut undo = None;
-    loop {
-        // A position just entered: won, or its moves are pushed, each with the cell its card
-        // leaves and the tag of the position it leads to, whose slot is asked for at once (the
-        // moves that lead nowhere new are many, and their lookups then wait side by side).
-        if board.won(cells) {
-            let line = path.iter().filter_map(|frame| frame.undo).chain(undo);
-            let moves = line.map(|(card, _, to)| board.layout_move(card, to)).collect();
-            if let Some((card, from, to)) = undo {
-                take_back(cells, card, from, to);
-            }
-            undo_path(&path, cells);
-            return Found::Win { positions: seen.len(), moves };
+
+    /// Walks on within `limit` (counting every position met since the start). After a win or
+    /// "no win" there is nothing more to walk.
+    pub(super) fn run(&mut self, limit: Limit) -> Found {
+        if self.dead {
+            return Found::NoWin { positions: 1 };
         }
-        children_of(board, cells, &mut moves, &mut children);
-        let start = pending.len();
-        for &(card, from, to) in &children {
-            let child = board.moved(position, card, from, to);
-            let tag = tag(child);
-            seen.index.prefetch(tag);
-            pending.push((card, from, to, child, tag));
-        }
-        path.push(Frame { start, end: pending.len(), undo });
-        // Down to the next position not met yet, backing out of exhausted ones.
+        self.seen.most = limit.positions;
+        let (board, seen, cells) = (self.board, &mut self.seen, &mut self.cells);
+        let (pending, path) = (&mut self.pending, &mut self.path);
+        let (mut moves, mut children) = (Vec::new(), Vec::new());
         loop {
-            let Some(frame) = path.last_mut() else { return Found::NoWin { positions: seen.len() } };
-            if frame.start == frame.end {
-                pending.truncate(frame.start);
-                if let Some((card, from, to)) = path.pop().and_then(|frame| frame.undo) {
-                    take_back(cells, card, from, to);
-                    position = board.moved(position, card, from, to);
+            // A position just entered: won, or its moves are pushed, each with the cell its card
+            // leaves and the tag of the position it leads to, whose slot is asked for at once
+            // (the moves that lead nowhere new are many, and their lookups then wait side by
+            // side).
+            if let Some(undo) = self.entered.take() {
+                if board.won(cells) {
+                    let line = path.iter().filter_map(|frame| frame.undo).chain(undo);
+                    let moves = line.map(|(card, _, to)| board.layout_move(card, to)).collect();
+                    return Found::Win { positions: seen.len(), moves };
                 }
-                continue;
+                children_of(board, cells, &mut moves, &mut children);
+                let start = pending.len();
+                for &(card, from, to) in &children {
+                    let child = board.moved(self.position, card, from, to);
+                    let tag = tag(child);
+                    seen.index.prefetch(tag);
+                    pending.push((card, from, to, child, tag));
+                }
+                path.push(Frame { start, end: pending.len(), undo });
             }
-            frame.end -= 1;
-            let (card, from, to, next, tag) = pending[frame.end];
-            (cells[from], cells[to]) = (0, card);
-            if limit.reached(seen.len()) {
+            // Down to the next position not met yet, backing out of exhausted ones.
+            loop {
+                let Some(frame) = path.last_mut() else { return Found::NoWin { positions: seen.len() } };
+                if frame.start == frame.end {
+                    pending.truncate(frame.start);
+                    if let Some((card, from, to)) = path.pop().and_then(|frame| frame.undo) {
+                        take_back(cells, card, from, to);
+                        self.position = board.moved(self.position, card, from, to);
+                    }
+                    continue;
+                }
+                if limit.reached(seen.len()) {
+                    return Found::GaveUp { positions: seen.len() };
+                }
+                frame.end -= 1;
+                let (card, from, to, next, tag) = pending[frame.end];
+                (cells[from], cells[to]) = (0, card);
+                if seen.insert(next, tag) && !board.dead(cells) {
+                    (self.position, self.entered) = (next, Some(Some((card, from, to))));
+                    break;
+                }
                 take_back(cells, card, from, to);
-                undo_path(&path, cells);
-                return Found::GaveUp { positions: seen.len() };
             }
-            if seen.insert(next, tag) && !board.dead(cells) {
-                (position, undo) = (next, Some((card, from, to)));
-                break;
-            }
-            take_back(cells, card, from, to);
         }
     }
 }
@@ -149,12 +183,5 @@ fn children_of(board: &Board, cells: &[u8], moves: &mut Vec<(u8, usize)>, out: &
             out.swap(at - 1, at);
             at -= 1;
         }
-    }
-}
-
-/// Takes back every move of `path`, last first.
-fn undo_path(path: &[Frame], cells: &mut [u8]) {
-    for (card, from, to) in path.iter().rev().filter_map(|frame| frame.undo) {
-        take_back(cells, card, from, to);
     }
 }

@@ -120,3 +120,48 @@ fn a_position_kept_move_by_move_is_the_position_packed() {
         _ => check::<6>(board, cells),
     });
 }
+
+/// A walk stopped at a limit and taken up again, time after time, meets the same positions and
+/// finds the same win (or the same "no win") as one walk without a limit: on 4x7 and 3x6 deals,
+/// stopped every 100, 200, 400, ... positions.
+#[test]
+fn a_walk_taken_up_again_goes_on_as_if_it_had_not_stopped() {
+    for (ranks, suits) in [(7, 4), (6, 3)] {
+        for seed in 1..=30 {
+            let (board, start) = board_of(&crate::gaps::generate::deal(seed, ranks, suits));
+            let whole = decide::winnable::<3>(&board, &start, Limit::positions(usize::MAX));
+            let mut walk = decide::Walk::<3>::new(&board, &start);
+            let mut share = 100;
+            let stopped = loop {
+                match walk.run(Limit::positions(share)) {
+                    decide::Found::GaveUp { positions } => assert_eq!(positions, share, "{ranks} {seed}"),
+                    found => break found,
+                }
+                share *= 2;
+            };
+            assert_eq!(stopped, whole, "{ranks} x {suits}, seed {seed}");
+        }
+    }
+}
+
+/// The A* and the walk taking turns from small shares (64 and 128 positions, so that most deals
+/// take several turns) give the answer and line they give from the shares the solver uses: the
+/// A* goes on as if it had never stopped, and the walk decides only "no win".
+#[test]
+fn the_turns_of_the_a_star_and_the_walk_change_no_answer() {
+    for (ranks, seeds) in [(6, 1..=60), (7, 1..=20)] {
+        for seed in seeds {
+            let layout = crate::gaps::generate::deal(seed, ranks, 4);
+            let limit = Limit::positions(5_000_000);
+            let small = on_board(&layout, Shortest { order: Order::Optimal, limit, shares: (64, 128) });
+            let usual = solve(&layout, Order::Optimal, limit.positions);
+            match (small, usual) {
+                (Outcome::Solved { moves, optimal: true, .. }, Outcome::Solved { moves: usual, optimal: true, .. }) => {
+                    assert_eq!(moves, usual, "4 x {ranks}, seed {seed}")
+                }
+                (Outcome::Unsolvable { .. }, Outcome::Unsolvable { .. }) => {}
+                (small, usual) => panic!("4 x {ranks}, seed {seed}: {small:?} against {usual:?}"),
+            }
+        }
+    }
+}
