@@ -63,7 +63,7 @@ impl<const WORDS: usize> Seen<WORDS> {
     }
 }
 
-/// Walks every position reachable from `cells` (left as it was found), within `limit`.
+/// Walks every position reachable from `cells`, within `limit`.
 pub(super) fn winnable<const WORDS: usize>(board: &Board, cells: &[u8], limit: Limit) -> Found {
     Walk::<WORDS>::new(board, cells).run(limit)
 }
