@@ -83,10 +83,9 @@ pub(super) struct Walk<'a, const WORDS: usize> {
     pending: Vec<Pending<WORDS>>,
     path: Vec<Frame>,
     /// Where the position the walk is at was just entered, the move that led to it (`None` at
-    /// the start): its moves are still to be pushed.
+    /// the start): its moves are still to be pushed. A dead start is never entered, so the walk
+    /// from it ends at once, having met it alone.
     entered: Option<Option<(u8, usize, usize)>>,
-    /// Whether the start is dead: nothing to walk.
-    dead: bool,
 }
 
 impl<'a, const WORDS: usize> Walk<'a, WORDS> {
@@ -95,17 +94,13 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
         let mut seen = Seen { index: Index::new(), positions: Vec::new(), most: usize::MAX };
         let position = board.pack(cells);
         seen.insert(position, tag(position));
-        let (pending, path) = (Vec::new(), Vec::new());
-        let dead = board.dead(cells);
-        Walk { board, seen, cells: cells.to_vec(), position, pending, path, entered: Some(None), dead }
+        let (pending, path, entered) = (Vec::new(), Vec::new(), (!board.dead(cells)).then_some(None));
+        Walk { board, seen, cells: cells.to_vec(), position, pending, path, entered }
     }
 
     /// Walks on within `limit` (counting every position met since the start). After a win or
     /// "no win" there is nothing more to walk.
     pub(super) fn run(&mut self, limit: Limit) -> Found {
-        if self.dead {
-            return Found::NoWin { positions: 1 };
-        }
         self.seen.most = limit.positions;
         let (board, seen, cells) = (self.board, &mut self.seen, &mut self.cells);
         let (pending, path) = (&mut self.pending, &mut self.path);
