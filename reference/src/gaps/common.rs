@@ -30,6 +30,9 @@ mod astar;
 mod decide;
 mod index;
 mod reduce;
+mod scan;
+
+use scan::Scan;
 
 /// The most cells a position may have here: card numbers stay below 64, so that a set of cards
 /// is one word (4 suits of 13 ranks is 52).
@@ -142,6 +145,11 @@ struct Board {
     ones: u64,
     /// For each card, the cards above it in its suit.
     above: [u64; 64],
+    /// For each card number (any `u8`, so that no index is checked), the card above it in its
+    /// suit as a set: empty for a suit's last card, and for 0 (a hole).
+    next_of: [u64; 256],
+    /// Every card on the board (all but the Aces), as a set.
+    cards: u64,
 }
 
 impl Board {
@@ -155,12 +163,18 @@ impl Board {
             column_of: [0; MAX_CELLS],
             ones: 0,
             above: [0; 64],
+            next_of: [0; 256],
+            cards: 0,
         };
         for card in 1..=(rows * width).min(63) {
             (board.rank_of[card], board.suit_of[card]) = (((card - 1) % width) as u8, ((card - 1) / width) as u8);
             board.ones |= u64::from(board.rank_of[card] == 1) << card;
             let suit_end = (card - 1) / width * width + width;
             board.above[card] = (card + 1..=suit_end.min(63)).fold(0, |set, above| set | 1 << above);
+            if board.rank_of[card] != 0 {
+                board.cards |= 1 << card;
+                board.next_of[card] = if card < suit_end { 1 << (card + 1) } else { 0 };
+            }
         }
         for cell in 0..(rows * width).min(MAX_CELLS) {
             (board.row_of[cell], board.column_of[cell]) = ((cell / width) as u8, (cell % width) as u8);
@@ -223,22 +237,6 @@ impl Board {
         }
     }
 
-    /// The legal moves of `cells` as (card, cell), gap by gap: into a gap on the left edge any
-    /// 1 (rank 1), else the card one above the card on the gap's left, when there is one.
-    fn moves(&self, cells: &[u8], out: &mut Vec<(u8, usize)>) {
-        out.clear();
-        for (at, _) in cells.iter().enumerate().filter(|&(_, &card)| card == 0) {
-            if self.column(at) == 0 {
-                out.extend((0..self.rows).map(|suit| ((suit * self.width + 2) as u8, at)));
-            } else {
-                let left = cells[at - 1];
-                if left != 0 && self.rank(left) + 1 < self.width {
-                    out.push((left + 1, at));
-                }
-            }
-        }
-    }
-
     /// Plays `card` into the hole `to`; the cell it left, for [`take_back`] (the searches know
     /// the cell already; the tests play by card).
     #[cfg(test)]
@@ -264,98 +262,17 @@ impl Board {
         })
     }
 
-    /// The cards of `cells` that can never move again, as a set of card numbers: the largest
-    /// set whose every card is stuck while the others in it stay. A card other than a 1 moves
-    /// only into the cell right of the card one below it, so it is stuck while that card stays
-    /// and that cell stays filled (or is off the edge); a 1 moves only into a hole on the left
-    /// edge, so it is stuck while every left-edge cell holds a card that stays. No card of such
-    /// a set can be the first of them to move, so none ever moves. Found as the cards left when
-    /// those that may move are spread from the ones that can move now: a card may move when the
-    /// card below it may, or the card in the cell it wants may (a 1: a card on the left edge).
-    fn stuck(&self, cells: &[u8]) -> u64 {
-        // A hole on the left edge frees every 1, so every 2, and so on: nothing is stuck.
-        let mut edge = 0u64;
-        for &card in cells.iter().step_by(self.width) {
-            if card == 0 {
-                return 0;
-            }
-            edge |= 1 << card;
-        }
-        let mut at = [0u8; 64];
-        let (mut cards, mut free) = (0u64, 0u64);
-        for (cell, &card) in cells.iter().enumerate() {
-            at[card as usize] = cell as u8;
-            cards |= 1 << card;
-            // A hole frees the card that goes into it (none after a hole or a suit's last card).
-            if card == 0 {
-                free |= self.wants(cells, cell);
-            }
-        }
-        // A card that may leave the left edge frees every 1, so every card above one: all. So the
-        // spread stops as soon as it reaches one, before taking it up.
-        if free & edge != 0 {
-            return 0;
-        }
-        let mut work = free;
-        while work != 0 {
-            let card = work.trailing_zeros() as usize;
-            work &= work - 1;
-            let freed = (self.wants(cells, usize::from(at[card])) | self.above[card]) & !free;
-            if freed & edge != 0 {
-                return 0;
-            }
-            (free, work) = (free | freed, work | freed);
-        }
-        cards & !free & !1
-    }
-
-    /// The card that may go into `cell` from where it lies now, as a set (empty on the left edge,
-    /// after a gap or after a suit's last card).
-    fn wants(&self, cells: &[u8], cell: usize) -> u64 {
-        if self.column_of[cell] == 0 {
-            return 0;
-        }
-        let left = cells[cell - 1];
-        if left == 0 || self.rank(left) + 1 == self.width {
-            0
-        } else {
-            1 << (left + 1)
-        }
-    }
-
-    /// The suits that cards which can never move again ([`Self::stuck`]) force on rows (a set of
-    /// suits for each row), or `None` when the position is dead: such a card lies where no win
-    /// has it (not in the column of its rank, or in a row with another suit's stuck card, or
-    /// apart from its suit's). A dead position's subtree holds no win, so the search drops it.
-    fn forced_suits(&self, cells: &[u8]) -> Option<[u8; 8]> {
-        let stuck = self.stuck(cells);
-        if stuck == 0 {
-            return Some([u8::MAX; 8]);
-        }
-        let mut suits_of_row = [u8::MAX; 8];
-        let mut row_of_suit = [u8::MAX; 8];
-        for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0 && stuck & (1 << card) != 0) {
-            let (row, suit) = (self.row(at), self.suit(card));
-            let elsewhere = row_of_suit[suit] != u8::MAX && usize::from(row_of_suit[suit]) != row;
-            suits_of_row[row] &= 1 << suit;
-            row_of_suit[suit] = row as u8;
-            if self.rank(card) != self.column(at) + 1 || elsewhere || suits_of_row[row] == 0 {
-                return None;
-            }
-        }
-        Some(suits_of_row)
-    }
-
-    /// Whether no win can be reached from `cells` by [`Self::forced_suits`]' test.
-    fn dead(&self, cells: &[u8]) -> bool {
-        self.forced_suits(cells).is_none()
-    }
-
     /// The lower bound `h` (see [`misplaced`]), or `None` when the position is dead: a row
     /// that holds a card which can never move is that card's suit's, which the best matching
-    /// respects.
-    fn bound(&self, cells: &[u8]) -> Option<u32> {
-        let suits_of_row = self.forced_suits(cells)?;
+    /// respects. `scan` is room to scan `cells` in, which only a position with no hole on the
+    /// left edge needs (with one, no card is stuck).
+    fn bound(&self, cells: &[u8], scan: &mut Scan) -> Option<u32> {
+        let suits_of_row = if cells.iter().step_by(self.width).any(|&card| card == 0) {
+            [u8::MAX; 8]
+        } else {
+            scan.refill(self, cells);
+            self.forced_suits(scan)?
+        };
         let mut may_stay = [[0u32; 8]; 8];
         for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
             if self.rank(card) == self.column(at) + 1 {
@@ -384,6 +301,7 @@ fn toggle<const WORDS: usize>(position: &mut Position<WORDS>, cell: usize, card:
 }
 
 /// The cell `card` lies in.
+#[cfg(test)]
 fn cell_of(cells: &[u8], card: u8) -> usize {
     cells.iter().position(|&c| c == card).expect("every card lies somewhere")
 }
@@ -424,7 +342,7 @@ fn best_matching(may_stay: &[[u32; 8]; 8], suits_of_row: &[u8; 8], rows: usize) 
 /// never move lies where no win has it).
 pub fn misplaced(layout: &Layout) -> Option<u32> {
     let (board, cells) = board_of(layout);
-    board.bound(&cells)
+    board.bound(&cells, &mut Scan::new())
 }
 
 fn board_of(layout: &Layout) -> (Board, Vec<u8>) {

@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::index::{tag, Index, Slot};
-use super::{cell_of, reduce, take_back, Board, Limit, Order, Outcome, Position};
+use super::{reduce, take_back, Board, Limit, Order, Outcome, Position, Scan};
 use crate::gaps::model::Move;
 
 /// One position met: how it was first reached (its parent's index and the move), and `g`.
@@ -36,6 +36,8 @@ struct Search<'a, const WORDS: usize> {
     /// never counted again).
     expanded: Vec<bool>,
     queue: Queue,
+    /// Room to scan each child in, for its bound.
+    scan: Scan,
 }
 
 /// The queue of positions (their indices in `met`) to expand: the least priority first, and of
@@ -91,7 +93,7 @@ impl<const WORDS: usize> Search<'_, WORDS> {
                     return Ok(());
                 }
                 self.met[seen as usize].1 = step;
-                (seen, self.board.bound(cells).expect("only live positions are tabled"))
+                (seen, self.board.bound(cells, &mut self.scan).expect("only live positions are tabled"))
             }
             Slot::Free(slot) => {
                 if self.limit.reached(self.index.len()) {
@@ -99,7 +101,7 @@ impl<const WORDS: usize> Search<'_, WORDS> {
                 }
                 self.index.fill(slot, tag, self.met.len() as u32);
                 self.met.push((position, step));
-                let bound = self.board.bound(cells);
+                let bound = self.board.bound(cells, &mut self.scan);
                 self.expanded.push(bound.is_none());
                 let Some(bound) = bound else { return Ok(()) };
                 (self.met.len() as u32 - 1, bound)
@@ -136,6 +138,7 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
             met: Vec::new(),
             expanded: Vec::new(),
             queue: Queue::default(),
+            scan: Scan::new(),
         };
         AStar { search }
     }
@@ -158,7 +161,7 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
                 return Outcome::GaveUp { positions: 0 };
             }
         }
-        let (mut moves, mut children) = (Vec::new(), Vec::new());
+        let (mut moves, mut children, mut scan) = (Vec::new(), Vec::new(), Scan::new());
         while let Some((priority, at)) = search.queue.pop() {
             let at = at as usize;
             if std::mem::replace(&mut search.expanded[at], true) {
@@ -171,12 +174,13 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
                 return Outcome::Solved { moves: line_to(&search.met, at, board), optimal, positions };
             }
             let g = search.met[at].1.moves + 1;
-            board.moves(cells, &mut moves);
-            reduce::stubborn(board, cells, &mut moves);
+            scan.refill(board, cells);
+            board.moves(cells, &scan, &mut moves);
+            reduce::stubborn(board, &scan, &mut moves);
             // Every child's slot is asked for first, so that their cache misses overlap.
             children.clear();
             for &(card, to) in &moves {
-                let from = cell_of(cells, card);
+                let from = usize::from(scan.at[usize::from(card)]);
                 let child = board.moved(position, card, from, to);
                 let tag = tag(child);
                 search.index.prefetch(tag);

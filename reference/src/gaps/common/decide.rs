@@ -7,7 +7,7 @@
 //! there is one it usually finds some win soon, after which the A* finds the shortest.
 
 use super::index::{tag, Index, Slot};
-use super::{cell_of, reduce, take_back, Board, Limit, Position};
+use super::{reduce, take_back, Board, Limit, Position, Scan};
 use crate::gaps::model::Move;
 
 /// What the walk found.
@@ -82,6 +82,9 @@ pub(super) struct Walk<'a, const WORDS: usize> {
     position: Position<WORDS>,
     pending: Vec<Pending<WORDS>>,
     path: Vec<Frame>,
+    /// The position last gone down to, scanned: the dead test reads it and, once the position
+    /// is entered, its moves and stubborn set.
+    scan: Scan,
     /// Where the position the walk is at was just entered, the move that led to it (`None` at
     /// the start): its moves are still to be pushed. A dead start is never entered, so the walk
     /// from it ends at once, having met it alone.
@@ -94,15 +97,16 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
         let mut seen = Seen { index: Index::new(), positions: Vec::new(), most: usize::MAX };
         let position = board.pack(cells);
         seen.insert(position, tag(position));
-        let (pending, path, entered) = (Vec::new(), Vec::new(), (!board.dead(cells)).then_some(None));
-        Walk { board, seen, cells: cells.to_vec(), position, pending, path, entered }
+        let scan = Scan::of(board, cells);
+        let (pending, path, entered) = (Vec::new(), Vec::new(), (!board.dead(&scan)).then_some(None));
+        Walk { board, seen, cells: cells.to_vec(), position, pending, path, scan, entered }
     }
 
     /// Walks on within `limit` (counting every position met since the start). After a win or
     /// "no win" there is nothing more to walk.
     pub(super) fn run(&mut self, limit: Limit) -> Found {
         self.seen.most = limit.positions;
-        let (board, seen, cells) = (self.board, &mut self.seen, &mut self.cells);
+        let (board, seen, cells, scan) = (self.board, &mut self.seen, &mut self.cells, &mut self.scan);
         let (pending, path) = (&mut self.pending, &mut self.path);
         let (mut moves, mut children) = (Vec::new(), Vec::new());
         loop {
@@ -116,7 +120,7 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
                     let moves = line.map(|(card, _, to)| board.layout_move(card, to)).collect();
                     return Found::Win { positions: seen.len(), moves };
                 }
-                children_of(board, cells, &mut moves, &mut children);
+                children_of(board, cells, scan, &mut moves, &mut children);
                 let start = pending.len();
                 for &(card, from, to) in &children {
                     let child = board.moved(self.position, card, from, to);
@@ -143,7 +147,10 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
                 frame.end -= 1;
                 let (card, from, to, next, tag) = pending[frame.end];
                 (cells[from], cells[to]) = (0, card);
-                if seen.insert(next, tag) && !board.dead(cells) {
+                if seen.insert(next, tag) && {
+                    scan.refill(board, cells);
+                    !board.dead(scan)
+                } {
                     (self.position, self.entered) = (next, Some(Some((card, from, to))));
                     break;
                 }
@@ -153,14 +160,20 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
     }
 }
 
-/// The stubborn moves of `cells` as (card, the cell it leaves, the gap it goes into), those that
+/// The stubborn moves of `cells` (scanned: `scan`) as (card, the cell it leaves, the gap it goes into), those that
 /// put a card into the column of its rank last (the walk takes moves from the end of its list)
 /// and those that take one out of it first; `moves` is room to find them in.
-fn children_of(board: &Board, cells: &[u8], moves: &mut Vec<(u8, usize)>, out: &mut Vec<(u8, usize, usize)>) {
-    board.moves(cells, moves);
-    reduce::stubborn(board, cells, moves);
+fn children_of(
+    board: &Board,
+    cells: &[u8],
+    scan: &Scan,
+    moves: &mut Vec<(u8, usize)>,
+    out: &mut Vec<(u8, usize, usize)>,
+) {
+    board.moves(cells, scan, moves);
+    reduce::stubborn(board, scan, moves);
     out.clear();
-    out.extend(moves.iter().map(|&(card, to)| (card, cell_of(cells, card), to)));
+    out.extend(moves.iter().map(|&(card, to)| (card, usize::from(scan.at[usize::from(card)]), to)));
     let gain = |&(card, from, to): &(u8, usize, usize)| {
         let placed = |cell: usize| i32::from(board.rank(card) == board.column(cell) + 1);
         placed(to) - placed(from)

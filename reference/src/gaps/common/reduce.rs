@@ -15,54 +15,23 @@
 //! length, to start with a move of that set. So trying only those moves keeps every win and its
 //! shortest length, and the bound stays admissible and consistent on the smaller graph.
 
-use super::Board;
+use super::{Board, Scan};
 
 /// Cards as a set of card numbers (bit `c` for card `c`; card numbers stay below 64).
 type Cards = u64;
 
-/// What the set is closed over, for one position: where each card lies, and the left edge.
-struct Relations<'a> {
-    board: &'a Board,
-    cells: &'a [u8],
-    /// The cell of each card (0 for none: only the searched cards are asked for).
-    at: [u8; 64],
-    /// The cards on the left edge, and how many holes lie there.
-    edge_cards: Cards,
-    holes_on_edge: u32,
-}
-
-impl<'a> Relations<'a> {
-    fn of(board: &'a Board, cells: &'a [u8]) -> Relations<'a> {
-        let mut at = [0u8; 64];
-        for (cell, &card) in cells.iter().enumerate() {
-            at[card as usize] = cell as u8;
-        }
-        let (mut edge_cards, mut holes_on_edge) = (0, 0);
-        for &card in cells.iter().step_by(board.width) {
-            edge_cards |= 1 << card;
-            holes_on_edge += u32::from(card == 0);
-        }
-        Relations { board, cells, at, edge_cards: edge_cards & !1, holes_on_edge }
+/// The cards whose moves interfere with `card`'s (when it can move now) or one of which must
+/// move before it can (when it cannot), in the scanned position: for a card above a 1, the
+/// card below it and the card in the cell it wants, or the card above it when that cell is a
+/// hole ([`Scan::links`]).
+fn linked(board: &Board, scan: &Scan, card: u8) -> Cards {
+    if board.rank(card) == 1 {
+        // Into any hole on the left edge, so against every 1; and a card on the edge that
+        // moves opens another hole there for it (when there is none yet, one must move first).
+        let next = board.next_of[usize::from(card)];
+        return if scan.holes_on_edge > 0 { board.ones | next | scan.edge_cards } else { scan.edge_cards };
     }
-
-    /// The cards whose moves interfere with `card`'s (when it can move now) or one of which must
-    /// move before it can (when it cannot).
-    fn linked(&self, card: u8) -> Cards {
-        let board = self.board;
-        let next = if board.rank(card) + 1 < board.width { 1 << (card + 1) } else { 0 };
-        if board.rank(card) == 1 {
-            // Into any hole on the left edge, so against every 1; and a card on the edge that
-            // moves opens another hole there for it (when there is none yet, one must move first).
-            return if self.holes_on_edge > 0 { board.ones | next | self.edge_cards } else { self.edge_cards };
-        }
-        let below = self.at[card as usize - 1] as usize;
-        let wanted = (board.column(below) != board.width - 1).then(|| self.cells[below + 1]);
-        match wanted {
-            Some(0) => 1 << (card - 1) | next,
-            Some(occupant) if occupant != card => 1 << (card - 1) | 1 << occupant,
-            _ => 1 << (card - 1),
-        }
-    }
+    scan.links[usize::from(card)]
 }
 
 /// Keeps of `moves` (the legal moves of `cells`, as (card, cell)) only those of the smallest
@@ -72,27 +41,26 @@ impl<'a> Relations<'a> {
 /// and a 1 is linked to every card on the left edge (and, with a hole there, to every 1): every
 /// set holds the closure of those, its core, worked out once. Each card's own set is then the
 /// core and what its walk adds before reaching it.
-pub(super) fn stubborn(board: &Board, cells: &[u8], moves: &mut Vec<(u8, usize)>) {
+pub(super) fn stubborn(board: &Board, scan: &Scan, moves: &mut Vec<(u8, usize)>) {
     if moves.len() <= 1 {
         return;
     }
-    let relations = Relations::of(board, cells);
     let movable: Cards = moves.iter().fold(0, |set, &(card, _)| set | 1 << card);
     // A movable card has one move, but a 1 has one for each hole on the left edge.
     let count = |set: Cards| {
         let set = set & movable;
-        (set & !board.ones).count_ones() + (set & board.ones).count_ones() * relations.holes_on_edge
+        (set & !board.ones).count_ones() + (set & board.ones).count_ones() * scan.holes_on_edge
     };
     let close = |mut set: Cards, mut work: Cards| {
         while work != 0 {
             let card = work.trailing_zeros() as u8;
             work &= work - 1;
-            let fresh = relations.linked(card) & !set;
+            let fresh = linked(board, scan, card) & !set;
             (set, work) = (set | fresh, work | fresh);
         }
         set
     };
-    let edge_links = relations.edge_cards | if relations.holes_on_edge > 0 { board.ones } else { 0 };
+    let edge_links = scan.edge_cards | if scan.holes_on_edge > 0 { board.ones } else { 0 };
     let core = close(edge_links, edge_links);
     // No set is smaller than the core, nor than one move.
     let fewest_possible = count(core).max(1);
@@ -128,9 +96,9 @@ mod tests {
         let board = Board::new(2, 4);
         let cells = [2, 0, 4, 8, 6, 0, 3, 7];
         let mut moves = Vec::new();
-        board.moves(&cells, &mut moves);
+        board.moves(&cells, &Scan::of(&board, &cells), &mut moves);
         assert_eq!(moves, vec![(3, 1), (7, 5)]);
-        stubborn(&board, &cells, &mut moves);
+        stubborn(&board, &Scan::of(&board, &cells), &mut moves);
         assert_eq!(moves, vec![(7, 5)]);
     }
 
@@ -152,8 +120,8 @@ mod tests {
                 line.iter().map(|m| (m.card as u8, m.to / (width + 1) * width + m.to % (width + 1) - 1)).collect();
             while !rest.is_empty() {
                 let mut kept = Vec::new();
-                board.moves(&cells, &mut kept);
-                stubborn(&board, &cells, &mut kept);
+                board.moves(&cells, &Scan::of(&board, &cells), &mut kept);
+                stubborn(&board, &Scan::of(&board, &cells), &mut kept);
                 let first = rest.iter().position(|m| kept.iter().any(|k| k.0 == m.0));
                 let at = first.unwrap_or_else(|| panic!("seed {seed}: no stubborn move left in the line at {cells:?}"));
                 let reordered: Vec<(u8, usize)> = [rest[at]]
@@ -177,12 +145,12 @@ mod tests {
         let mut pruned = 0;
         super::super::tests::on_random_positions(|board, cells| {
             let mut moves = Vec::new();
-            board.moves(cells, &mut moves);
-            let relations = Relations::of(board, cells);
+            board.moves(cells, &Scan::of(board, cells), &mut moves);
+            let scan = Scan::of(board, cells);
             let closure = |seed: u8| {
                 let (mut set, mut work) = (1u64 << seed, vec![seed]);
                 while let Some(card) = work.pop() {
-                    for next in (0..64u8).filter(|&next| relations.linked(card) & (1 << next) != 0) {
+                    for next in (0..64u8).filter(|&next| linked(board, &scan, card) & (1 << next) != 0) {
                         if set & (1 << next) == 0 {
                             set |= 1 << next;
                             work.push(next);
@@ -196,7 +164,7 @@ mod tests {
             seeds.dedup();
             let smallest = seeds.iter().map(|&seed| closure(seed)).min_by_key(|set| set.len());
             let mut kept = moves.clone();
-            stubborn(board, cells, &mut kept);
+            stubborn(board, &Scan::of(board, cells), &mut kept);
             if moves.len() > 1 {
                 assert_eq!(Some(kept.clone()), smallest, "{cells:?}");
             }
@@ -208,7 +176,7 @@ mod tests {
     /// Plays `(card, cell)` on `cells` when it is legal there.
     fn play(board: &Board, cells: &mut [u8], (card, to): (u8, usize)) -> bool {
         let mut legal = Vec::new();
-        board.moves(cells, &mut legal);
+        board.moves(cells, &Scan::of(board, cells), &mut legal);
         let legal = legal.contains(&(card, to));
         if legal {
             board.play(cells, card, to);
@@ -223,9 +191,9 @@ mod tests {
         let board = Board::new(2, 4);
         let cells = [0, 2, 3, 4, 7, 8, 6, 0];
         let mut moves = Vec::new();
-        board.moves(&cells, &mut moves);
+        board.moves(&cells, &Scan::of(&board, &cells), &mut moves);
         assert_eq!(moves, vec![(2, 0), (6, 0), (7, 7)]);
-        stubborn(&board, &cells, &mut moves);
+        stubborn(&board, &Scan::of(&board, &cells), &mut moves);
         assert_eq!(moves, vec![(2, 0), (6, 0), (7, 7)]);
     }
 }

@@ -46,7 +46,7 @@ pub(super) fn on_random_positions(mut check: impl FnMut(&Board, &[u8])) {
             let mut moves = Vec::new();
             for _ in 0..80 {
                 check(&board, &cells);
-                board.moves(&cells, &mut moves);
+                board.moves(&cells, &Scan::of(&board, &cells), &mut moves);
                 if moves.is_empty() {
                     break;
                 }
@@ -92,7 +92,7 @@ fn stuck_by_definition(board: &Board, cells: &[u8]) -> u64 {
 fn the_stuck_cards_are_the_largest_set_that_stays() {
     let (mut some, mut none) = (0, 0);
     on_random_positions(|board, cells| {
-        let stuck = board.stuck(cells);
+        let stuck = board.stuck(&Scan::of(board, cells));
         assert_eq!(stuck, stuck_by_definition(board, cells), "{cells:?}");
         *(if stuck == 0 { &mut none } else { &mut some }) += 1;
     });
@@ -105,7 +105,7 @@ fn the_stuck_cards_are_the_largest_set_that_stays() {
 fn a_position_kept_move_by_move_is_the_position_packed() {
     fn check<const WORDS: usize>(board: &Board, cells: &[u8]) {
         let (mut after, mut moves) = (cells.to_vec(), Vec::new());
-        board.moves(cells, &mut moves);
+        board.moves(cells, &Scan::of(board, cells), &mut moves);
         for &(card, to) in &moves {
             let from = board.play(&mut after, card, to);
             let moved = board.moved(board.pack::<WORDS>(cells), card, from, to);
