@@ -82,8 +82,8 @@ pub(super) struct Walk<'a, const WORDS: usize> {
     position: Position<WORDS>,
     pending: Vec<Pending<WORDS>>,
     path: Vec<Frame>,
-    /// The position last gone down to, scanned: the dead test reads it and, once the position
-    /// is entered, its moves and stubborn set.
+    /// The position the walk is at (`cells`), scanned, and kept up to date move by move: the dead
+    /// test reads it and, once the position is entered, its moves and stubborn set.
     scan: Scan,
     /// Where the position the walk is at was just entered, the move that led to it (`None` at
     /// the start): its moves are still to be pushed. A dead start is never entered, so the walk
@@ -137,6 +137,7 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
                     pending.truncate(frame.start);
                     if let Some((card, from, to)) = path.pop().and_then(|frame| frame.undo) {
                         take_back(cells, card, from, to);
+                        scan.after_move(board, cells, to, from);
                         self.position = board.moved(self.position, card, from, to);
                     }
                     continue;
@@ -146,15 +147,17 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
                 }
                 frame.end -= 1;
                 let (card, from, to, next, tag) = pending[frame.end];
+                if !seen.insert(next, tag) {
+                    continue;
+                }
                 (cells[from], cells[to]) = (0, card);
-                if seen.insert(next, tag) && {
-                    scan.refill(board, cells);
-                    !board.dead(scan)
-                } {
+                scan.after_move(board, cells, from, to);
+                if !board.dead(scan) {
                     (self.position, self.entered) = (next, Some(Some((card, from, to))));
                     break;
                 }
                 take_back(cells, card, from, to);
+                scan.after_move(board, cells, to, from);
             }
         }
     }

@@ -82,17 +82,7 @@ impl Scan {
                     self.holes[hole_count & 7] = cell;
                     hole_count += 1;
                 }
-                // The card above this one wants the cell on its right: tied to what lies there.
-                let above = card.wrapping_add(1);
-                let right = cards.get(column + 1).copied().unwrap_or(above);
-                let tied = if right == 0 {
-                    board.next_of[usize::from(above)]
-                } else if right == above {
-                    0
-                } else {
-                    1 << right
-                };
-                self.links[usize::from(above)] = 1 << card | tied;
+                self.links[usize::from(card.wrapping_add(1))] = links_of_above(board, card, cards.get(column + 1));
                 opens = board.next_of[usize::from(card)];
             }
         }
@@ -100,10 +90,61 @@ impl Scan {
             (wanted, hole_count, edge_cards & !1, holes_on_edge);
     }
 
+    /// Brings the scan up to date after a card moved from the cell `vacated` (now a hole) into
+    /// the hole `filled` of `cells` (the walk's moves and their taking back alike): only what
+    /// lies in those two cells and beside them changed, so only their entries are worked out
+    /// again, as [`Self::refill`] works them out.
+    pub(super) fn after_move(&mut self, board: &Board, cells: &[u8], vacated: usize, filled: usize) {
+        let width = board.width;
+        for cell in [vacated, filled] {
+            let (card, column) = (cells[cell], board.column(cell));
+            let left = if column == 0 { None } else { Some(cells[cell - 1]) };
+            let right = if column + 1 == width { None } else { Some(&cells[cell + 1]) };
+            self.at[usize::from(card)] = cell as u8;
+            self.opens[usize::from(card)] = left.map_or(0, |left| board.next_of[usize::from(left)]);
+            self.links[usize::from(card.wrapping_add(1))] = links_of_above(board, card, right);
+            if let Some(left) = left {
+                self.links[usize::from(left.wrapping_add(1))] = links_of_above(board, left, Some(&card));
+            }
+            if let Some(&right) = right {
+                self.opens[usize::from(right)] = board.next_of[usize::from(card)];
+            }
+        }
+        let holes = &mut self.holes[..self.hole_count];
+        for hole in holes.iter_mut().filter(|hole| usize::from(**hole) == filled) {
+            *hole = vacated as u8;
+        }
+        holes.sort_unstable();
+        self.wanted = holes
+            .iter()
+            .filter(|&&hole| board.column(usize::from(hole)) > 0)
+            .fold(0, |set, &hole| set | board.next_of[usize::from(cells[usize::from(hole) - 1])]);
+        if board.column(vacated) == 0 || board.column(filled) == 0 {
+            let edge = cells.iter().step_by(width);
+            self.edge_cards = edge.clone().fold(0, |set, &card| set | 1 << card) & !1;
+            self.holes_on_edge = edge.filter(|&&card| card == 0).count() as u32;
+        }
+    }
+
     /// The holes, in the order of the cells.
     pub(super) fn holes(&self) -> &[u8] {
         &self.holes[..self.hole_count]
     }
+}
+
+/// The links ([`Scan::links`]) of the card above `card` (which may be a hole, or a suit's last
+/// card, whose "card above" is no card on the board): `card` itself, and what lies `right` of it
+/// (`None` off the edge), the cell the card above wants: nothing more when that is the card
+/// above itself, the card above that when it is a hole, else the card there.
+fn links_of_above(board: &Board, card: u8, right: Option<&u8>) -> u64 {
+    let above = card.wrapping_add(1);
+    let tied = match right {
+        None => 0,
+        Some(0) => board.next_of[usize::from(above)],
+        Some(&right) if right == above => 0,
+        Some(&right) => 1 << right,
+    };
+    1 << card | tied
 }
 
 impl Board {
@@ -226,6 +267,39 @@ mod tests {
             assert_eq!(scan.holes_on_edge as usize, edge.iter().filter(|&&card| card == 0).count());
             assert_eq!(scan.edge_cards, edge.iter().fold(0, |set, &card| set | bit(card)) & !1);
         });
+    }
+
+    /// A scan kept up to date move by move ([`Scan::after_move`]) is the scan of the cells it
+    /// came to, after every legal move of positions of random play and after taking it back.
+    #[test]
+    fn a_scan_kept_up_to_date_is_a_scan_of_its_cells() {
+        super::super::tests::on_random_positions(|board, cells| {
+            let (mut cells, mut moves) = (cells.to_vec(), Vec::new());
+            let mut scan = Scan::of(board, &cells);
+            board.moves(&cells, &scan, &mut moves);
+            for &(card, to) in &moves {
+                let from = board.play(&mut cells, card, to);
+                scan.after_move(board, &cells, from, to);
+                assert_same(board, &scan, &Scan::of(board, &cells), &cells);
+                super::super::take_back(&mut cells, card, from, to);
+                scan.after_move(board, &cells, to, from);
+                assert_same(board, &scan, &Scan::of(board, &cells), &cells);
+            }
+        });
+    }
+
+    /// Two scans agree on every entry that is read: those of the cards on the board.
+    fn assert_same(board: &Board, kept: &Scan, fresh: &Scan, cells: &[u8]) {
+        for card in (1..64).filter(|&card| board.cards & (1 << card) != 0) {
+            assert_eq!(kept.at[card], fresh.at[card], "at of {card} in {cells:?}");
+            assert_eq!(kept.opens[card], fresh.opens[card], "opens of {card} in {cells:?}");
+            if board.rank_of[card] >= 2 {
+                assert_eq!(kept.links[card], fresh.links[card], "links of {card} in {cells:?}");
+            }
+        }
+        assert_eq!(kept.holes(), fresh.holes(), "{cells:?}");
+        assert_eq!(kept.wanted, fresh.wanted, "{cells:?}");
+        assert_eq!((kept.edge_cards, kept.holes_on_edge), (fresh.edge_cards, fresh.holes_on_edge), "{cells:?}");
     }
 
     impl Scan {
