@@ -110,15 +110,26 @@ impl Scan {
                 self.opens[usize::from(right)] = board.next_of[usize::from(card)];
             }
         }
+        // The hole moved from `filled` to `vacated`: put back in the order of the cells.
         let holes = &mut self.holes[..self.hole_count];
-        for hole in holes.iter_mut().filter(|hole| usize::from(**hole) == filled) {
-            *hole = vacated as u8;
+        let mut at = holes.iter().position(|&hole| usize::from(hole) == filled).expect("a card went into a hole");
+        holes[at] = vacated as u8;
+        while at > 0 && holes[at - 1] > holes[at] {
+            holes.swap(at - 1, at);
+            at -= 1;
         }
-        holes.sort_unstable();
-        self.wanted = holes
-            .iter()
-            .filter(|&&hole| board.column(usize::from(hole)) > 0)
-            .fold(0, |set, &hole| set | board.next_of[usize::from(cells[usize::from(hole) - 1])]);
+        while at + 1 < holes.len() && holes[at + 1] < holes[at] {
+            holes.swap(at, at + 1);
+            at += 1;
+        }
+        let mut wanted = 0;
+        for &hole in holes.iter() {
+            let hole = usize::from(hole);
+            if board.column(hole) > 0 {
+                wanted |= board.next_of[usize::from(cells[hole - 1])];
+            }
+        }
+        self.wanted = wanted;
         if board.column(vacated) == 0 || board.column(filled) == 0 {
             let edge = cells.iter().step_by(width);
             self.edge_cards = edge.clone().fold(0, |set, &card| set | 1 << card) & !1;
