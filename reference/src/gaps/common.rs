@@ -273,14 +273,59 @@ impl Board {
             scan.refill(self, cells);
             self.forced_suits(scan)?
         };
+        Some(self.bound_from(&self.may_stay(cells), &suits_of_row))
+    }
+
+    /// [`Self::bound`] of `cells` after `card` moves from the cell `from` into the gap `to`,
+    /// worked out from what `cells` has: `scan`, its scan, and `may_stay`, its
+    /// [`Self::may_stay`] (only the card that moves changes it). `cells` and `scan` are left as
+    /// they were.
+    fn bound_after(
+        &self,
+        cells: &mut [u8],
+        scan: &mut Scan,
+        may_stay: &[[u32; 8]; 8],
+        (card, from, to): (u8, usize, usize),
+    ) -> Option<u32> {
+        let mut may_stay = *may_stay;
+        let suit = self.suit(card);
+        if self.rank(card) == self.column(from) + 1 {
+            may_stay[self.row(from)][suit] -= 1;
+        }
+        if self.rank(card) == self.column(to) + 1 {
+            may_stay[self.row(to)][suit] += 1;
+        }
+        (cells[from], cells[to]) = (0, card);
+        let suits_of_row = if cells.iter().step_by(self.width).any(|&card| card == 0) {
+            take_back(cells, card, from, to);
+            [u8::MAX; 8]
+        } else {
+            scan.after_move(self, cells, from, to);
+            let forced = self.forced_suits(scan);
+            take_back(cells, card, from, to);
+            scan.after_move(self, cells, to, from);
+            forced?
+        };
+        Some(self.bound_from(&may_stay, &suits_of_row))
+    }
+
+    /// For each row and suit, how many cards of that suit in that row lie in the column of their
+    /// rank.
+    fn may_stay(&self, cells: &[u8]) -> [[u32; 8]; 8] {
         let mut may_stay = [[0u32; 8]; 8];
         for (at, &card) in cells.iter().enumerate().filter(|&(_, &card)| card != 0) {
             if self.rank(card) == self.column(at) + 1 {
                 may_stay[self.row(at)][self.suit(card)] += 1;
             }
         }
+        may_stay
+    }
+
+    /// The bound of a position whose cards that may stay are `may_stay` and whose rows take only
+    /// the suits `suits_of_row`.
+    fn bound_from(&self, may_stay: &[[u32; 8]; 8], suits_of_row: &[u8; 8]) -> u32 {
         let cards = (self.rows * (self.width - 1)) as u32;
-        Some(cards - best_matching(&may_stay, &suits_of_row, self.rows))
+        cards - best_matching(may_stay, suits_of_row, self.rows)
     }
 }
 

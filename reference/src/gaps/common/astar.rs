@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
 use super::index::{tag, Index, Slot};
-use super::{reduce, take_back, Board, Limit, Order, Outcome, Position, Scan};
+use super::{reduce, Board, Limit, Order, Outcome, Position, Scan};
 use crate::gaps::model::Move;
 
 /// One position met: how it was first reached (its parent's index and the move), and `g`.
@@ -36,8 +36,6 @@ struct Search<'a, const WORDS: usize> {
     /// never counted again).
     expanded: Vec<bool>,
     queue: Queue,
-    /// Room to scan each child in, for its bound.
-    scan: Scan,
 }
 
 /// The queue of positions (their indices in `met`) to expand: the least priority first, and of
@@ -81,10 +79,16 @@ impl<const WORDS: usize> Search<'_, WORDS> {
         (f << 16) | u64::from(u16::MAX - moves)
     }
 
-    /// Meets `cells` (packed: `position`, whose [`tag`] is `tag`), reached by `step`: a new
-    /// position is tabled and queued unless dead; one still queued is queued again when `step`
+    /// Meets `position`, whose [`tag`] is `tag`, reached by `step`: a new position is tabled and
+    /// queued unless dead (its `bound` is `None`); one still queued is queued again when `step`
     /// reaches it by fewer moves.
-    fn meet(&mut self, position: Position<WORDS>, tag: u32, cells: &[u8], step: Met) -> Result<(), CapReached> {
+    fn meet(
+        &mut self,
+        position: Position<WORDS>,
+        tag: u32,
+        step: Met,
+        bound: impl FnOnce() -> Option<u32>,
+    ) -> Result<(), CapReached> {
         let met = &self.met;
         let (at, bound) = match self.index.find(tag, |at| met[at as usize].0 == position) {
             Slot::Holds(seen) => {
@@ -93,7 +97,7 @@ impl<const WORDS: usize> Search<'_, WORDS> {
                     return Ok(());
                 }
                 self.met[seen as usize].1 = step;
-                (seen, self.board.bound(cells, &mut self.scan).expect("only live positions are tabled"))
+                (seen, bound().expect("only live positions are tabled"))
             }
             Slot::Free(slot) => {
                 if self.limit.reached(self.index.len()) {
@@ -101,7 +105,7 @@ impl<const WORDS: usize> Search<'_, WORDS> {
                 }
                 self.index.fill(slot, tag, self.met.len() as u32);
                 self.met.push((position, step));
-                let bound = self.board.bound(cells, &mut self.scan);
+                let bound = bound();
                 self.expanded.push(bound.is_none());
                 let Some(bound) = bound else { return Ok(()) };
                 (self.met.len() as u32 - 1, bound)
@@ -138,7 +142,6 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
             met: Vec::new(),
             expanded: Vec::new(),
             queue: Queue::default(),
-            scan: Scan::new(),
         };
         AStar { search }
     }
@@ -157,7 +160,7 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
         if search.positions() == 0 {
             let root = Met { parent: u32::MAX, card: 0, cell: 0, moves: 0 };
             let start = board.pack(cells);
-            if search.meet(start, tag(start), cells, root).is_err() {
+            if search.meet(start, tag(start), root, || board.bound(cells, &mut Scan::new())).is_err() {
                 return Outcome::GaveUp { positions: 0 };
             }
         }
@@ -186,12 +189,11 @@ impl<'a, const WORDS: usize> AStar<'a, WORDS> {
                 search.index.prefetch(tag);
                 children.push((card, from, to, child, tag));
             }
+            let may_stay = board.may_stay(cells);
             for &(card, from, to, child, tag) in &children {
-                (cells[from], cells[to]) = (0, card);
                 let step = Met { parent: at as u32, card, cell: to as u8, moves: g };
-                let met = search.meet(child, tag, cells, step);
-                take_back(cells, card, from, to);
-                if met.is_err() {
+                let bound = || board.bound_after(cells, &mut scan, &may_stay, (card, from, to));
+                if search.meet(child, tag, step, bound).is_err() {
                     // Taken up again, this position is expanded first, as it would have been.
                     search.expanded[at] = false;
                     search.queue.push(priority, at as u32);

@@ -165,3 +165,24 @@ fn the_turns_of_the_a_star_and_the_walk_change_no_answer() {
         }
     }
 }
+
+/// The bound of a child worked out from its parent's scan and cards that may stay is the bound
+/// of the child worked out afresh, after every legal move of positions of random play; the
+/// parent's cells and scan are left as they were.
+#[test]
+fn a_childs_bound_from_its_parent_is_its_bound() {
+    on_random_positions(|board, cells| {
+        let (mut cells, mut moves) = (cells.to_vec(), Vec::new());
+        let mut scan = Scan::of(board, &cells);
+        let may_stay = board.may_stay(&cells);
+        board.moves(&cells, &scan, &mut moves);
+        for &(card, to) in &moves {
+            let from = cell_of(&cells, card);
+            let after = board.bound_after(&mut cells, &mut scan, &may_stay, (card, from, to));
+            let mut child = cells.clone();
+            board.play(&mut child, card, to);
+            assert_eq!(after, board.bound(&child, &mut Scan::new()), "{card} into {to} at {cells:?}");
+            assert_eq!(scan.holes(), Scan::of(board, &cells).holes(), "{cells:?}");
+        }
+    });
+}
