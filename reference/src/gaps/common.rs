@@ -3,8 +3,9 @@
 //! (or, weighted, a short one), a proof that there is none, or "gave up". Superpuzz asks it for
 //! shortest wins; Gaps' common variant for any win.
 //!
-//! Here: the board (its own grid without the Ace column, moves found gap by gap, a position
-//! packed six bits a cell into three, five or six words), the bound and the deadlock test, and
+//! Here: the board (its own grid without the Ace column, a position packed six bits a cell into
+//! three, five or six words) and the bound; a position's scan (`scan`: its cells gone over once
+//! for its moves, found gap by gap, and the deadlock test), and
 //! [`solve`], which runs two searches: the A* (`astar`), whose first win is a shortest one, and
 //! a depth-first walk (`decide`) that proves "no win" far more cheaply. Both try only a stubborn
 //! set of moves (`reduce`), which keeps every win at its shortest length.
