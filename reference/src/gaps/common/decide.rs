@@ -26,12 +26,14 @@ pub(super) enum Found {
     },
 }
 
-/// One position on the walk's path: its moves still to try (`pending[start..end]`, taken from
-/// the end) and the move that led to it, to take back when it is left.
-struct Frame {
+/// One position on the walk's path, packed: its moves still to try (`pending[start..end]`, taken
+/// from the end) and the move that led to it, to take back when it is left (the position it
+/// goes back to is the one of the frame below, kept rather than worked out again).
+struct Frame<const WORDS: usize> {
     start: usize,
     end: usize,
     undo: Option<(u8, usize, usize)>,
+    position: Position<WORDS>,
 }
 
 /// The positions the walk has met: a table of their tags ([`Index`]) over a list of them, never
@@ -81,7 +83,7 @@ pub(super) struct Walk<'a, const WORDS: usize> {
     cells: Vec<u8>,
     position: Position<WORDS>,
     pending: Vec<Pending<WORDS>>,
-    path: Vec<Frame>,
+    path: Vec<Frame<WORDS>>,
     /// The position the walk is at (`cells`), scanned, and kept up to date move by move: the dead
     /// test reads it and, once the position is entered, its moves and stubborn set.
     scan: Scan,
@@ -128,7 +130,7 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
                     seen.index.prefetch(tag);
                     pending.push((card, from, to, child, tag));
                 }
-                path.push(Frame { start, end: pending.len(), undo });
+                path.push(Frame { start, end: pending.len(), undo, position: self.position });
             }
             // Down to the next position not met yet, backing out of exhausted ones.
             loop {
@@ -138,7 +140,7 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
                     if let Some((card, from, to)) = path.pop().and_then(|frame| frame.undo) {
                         take_back(cells, card, from, to);
                         scan.after_move(board, cells, to, from);
-                        self.position = board.moved(self.position, card, from, to);
+                        self.position = path.last().expect("a move leads from the frame below").position;
                     }
                     continue;
                 }

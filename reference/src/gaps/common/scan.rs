@@ -98,14 +98,15 @@ impl Scan {
         let width = board.width;
         for cell in [vacated, filled] {
             let (card, column) = (cells[cell], board.column(cell));
-            let left = if column == 0 { None } else { Some(cells[cell - 1]) };
+            // Nothing lies left of the left edge: as after a hole, nothing may go into the cell,
+            // and the links written for "the card above" a hole are those of card 1, an Ace,
+            // which nothing reads.
+            let left = if column == 0 { 0 } else { cells[cell - 1] };
             let right = if column + 1 == width { None } else { Some(&cells[cell + 1]) };
             self.at[usize::from(card)] = cell as u8;
-            self.opens[usize::from(card)] = left.map_or(0, |left| board.next_of[usize::from(left)]);
+            self.opens[usize::from(card)] = board.next_of[usize::from(left)];
             self.links[usize::from(card.wrapping_add(1))] = links_of_above(board, card, right);
-            if let Some(left) = left {
-                self.links[usize::from(left.wrapping_add(1))] = links_of_above(board, left, Some(&card));
-            }
+            self.links[usize::from(left.wrapping_add(1))] = links_of_above(board, left, Some(&card));
             if let Some(&right) = right {
                 self.opens[usize::from(right)] = board.next_of[usize::from(card)];
             }
@@ -122,14 +123,14 @@ impl Scan {
             holes.swap(at, at + 1);
             at += 1;
         }
-        let mut wanted = 0;
-        for &hole in holes.iter() {
-            let hole = usize::from(hole);
-            if board.column(hole) > 0 {
-                wanted |= board.next_of[usize::from(cells[hole - 1])];
-            }
-        }
-        self.wanted = wanted;
+        // A card is wanted when the cell right of the card below it is a hole: that changed only
+        // for the cards above the ones left of the two cells, and above the card that moved.
+        let card = cells[filled];
+        let left_of = |cell: usize| if board.column(cell) == 0 { 0 } else { usize::from(cells[cell - 1]) };
+        let hole_right = board.column(filled) + 1 < width && cells[filled + 1] == 0;
+        let above = board.next_of[usize::from(card)];
+        self.wanted = (self.wanted | board.next_of[left_of(vacated)]) & !board.next_of[left_of(filled)] & !above
+            | if hole_right { above } else { 0 };
         if board.column(vacated) == 0 || board.column(filled) == 0 {
             let edge = cells.iter().step_by(width);
             self.edge_cards = edge.clone().fold(0, |set, &card| set | 1 << card) & !1;
