@@ -165,9 +165,9 @@ impl<'a, const WORDS: usize> Walk<'a, WORDS> {
     }
 }
 
-/// The stubborn moves of `cells` (scanned: `scan`) as (card, the cell it leaves, the gap it goes into), those that
-/// put a card into the column of its rank last (the walk takes moves from the end of its list)
-/// and those that take one out of it first; `moves` is room to find them in.
+/// The stubborn moves of `cells` (scanned: `scan`) as (card, the cell it leaves, the gap it goes
+/// into), those that put a card into the column of its rank last (the walk takes moves from the
+/// end of its list) and those that take one out of it first; `moves` is room to find them in.
 fn children_of(
     board: &Board,
     cells: &[u8],
