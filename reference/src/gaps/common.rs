@@ -268,7 +268,7 @@ impl Board {
     /// respects. `scan` is room to scan `cells` in, which only a position with no hole on the
     /// left edge needs (with one, no card is stuck).
     fn bound(&self, cells: &[u8], scan: &mut Scan) -> Option<u32> {
-        let suits_of_row = if cells.iter().step_by(self.width).any(|&card| card == 0) {
+        let suits_of_row = if self.hole_on_edge(cells) {
             [u8::MAX; 8]
         } else {
             scan.refill(self, cells);
@@ -297,7 +297,7 @@ impl Board {
             may_stay[self.row(to)][suit] += 1;
         }
         (cells[from], cells[to]) = (0, card);
-        let suits_of_row = if cells.iter().step_by(self.width).any(|&card| card == 0) {
+        let suits_of_row = if self.hole_on_edge(cells) {
             take_back(cells, card, from, to);
             [u8::MAX; 8]
         } else {
@@ -308,6 +308,12 @@ impl Board {
             forced?
         };
         Some(self.bound_from(&may_stay, &suits_of_row))
+    }
+
+    /// Whether a hole lies on the left edge of `cells`: then any 1 may move, so every card may,
+    /// and none is stuck.
+    fn hole_on_edge(&self, cells: &[u8]) -> bool {
+        cells.iter().step_by(self.width).any(|&card| card == 0)
     }
 
     /// For each row and suit, how many cards of that suit in that row lie in the column of their

@@ -95,10 +95,10 @@ mod tests {
     fn of_two_moves_that_commute_only_one_is_tried() {
         let board = Board::new(2, 4);
         let cells = [2, 0, 4, 8, 6, 0, 3, 7];
-        let mut moves = Vec::new();
-        board.moves(&cells, &Scan::of(&board, &cells), &mut moves);
+        let (mut moves, scan) = (Vec::new(), Scan::of(&board, &cells));
+        board.moves(&cells, &scan, &mut moves);
         assert_eq!(moves, vec![(3, 1), (7, 5)]);
-        stubborn(&board, &Scan::of(&board, &cells), &mut moves);
+        stubborn(&board, &scan, &mut moves);
         assert_eq!(moves, vec![(7, 5)]);
     }
 
@@ -119,9 +119,9 @@ mod tests {
             let mut rest: Vec<(u8, usize)> =
                 line.iter().map(|m| (m.card as u8, m.to / (width + 1) * width + m.to % (width + 1) - 1)).collect();
             while !rest.is_empty() {
-                let mut kept = Vec::new();
-                board.moves(&cells, &Scan::of(&board, &cells), &mut kept);
-                stubborn(&board, &Scan::of(&board, &cells), &mut kept);
+                let (mut kept, scan) = (Vec::new(), Scan::of(&board, &cells));
+                board.moves(&cells, &scan, &mut kept);
+                stubborn(&board, &scan, &mut kept);
                 let first = rest.iter().position(|m| kept.iter().any(|k| k.0 == m.0));
                 let at = first.unwrap_or_else(|| panic!("seed {seed}: no stubborn move left in the line at {cells:?}"));
                 let reordered: Vec<(u8, usize)> = [rest[at]]
@@ -144,9 +144,8 @@ mod tests {
     fn the_stubborn_set_is_the_smallest_closure_of_one_movable_card() {
         let mut pruned = 0;
         super::super::tests::on_random_positions(|board, cells| {
-            let mut moves = Vec::new();
-            board.moves(cells, &Scan::of(board, cells), &mut moves);
-            let scan = Scan::of(board, cells);
+            let (mut moves, scan) = (Vec::new(), Scan::of(board, cells));
+            board.moves(cells, &scan, &mut moves);
             let closure = |seed: u8| {
                 let (mut set, mut work) = (1u64 << seed, vec![seed]);
                 while let Some(card) = work.pop() {
@@ -164,7 +163,7 @@ mod tests {
             seeds.dedup();
             let smallest = seeds.iter().map(|&seed| closure(seed)).min_by_key(|set| set.len());
             let mut kept = moves.clone();
-            stubborn(board, &Scan::of(board, cells), &mut kept);
+            stubborn(board, &scan, &mut kept);
             if moves.len() > 1 {
                 assert_eq!(Some(kept.clone()), smallest, "{cells:?}");
             }
@@ -190,10 +189,10 @@ mod tests {
     fn moves_into_one_hole_on_the_left_edge_are_all_tried() {
         let board = Board::new(2, 4);
         let cells = [0, 2, 3, 4, 7, 8, 6, 0];
-        let mut moves = Vec::new();
-        board.moves(&cells, &Scan::of(&board, &cells), &mut moves);
+        let (mut moves, scan) = (Vec::new(), Scan::of(&board, &cells));
+        board.moves(&cells, &scan, &mut moves);
         assert_eq!(moves, vec![(2, 0), (6, 0), (7, 7)]);
-        stubborn(&board, &Scan::of(&board, &cells), &mut moves);
+        stubborn(&board, &scan, &mut moves);
         assert_eq!(moves, vec![(2, 0), (6, 0), (7, 7)]);
     }
 }

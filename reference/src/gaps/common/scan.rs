@@ -15,7 +15,6 @@ use super::Board;
 const CARD_SLOTS: usize = 256;
 
 /// A position's cells, gone over once.
-#[derive(Clone)]
 pub(super) struct Scan {
     /// The cell of each card on the board.
     pub(super) at: [u8; CARD_SLOTS],
