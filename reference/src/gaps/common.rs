@@ -461,12 +461,14 @@ pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
 }
 
 /// Finds some win of `layout` (one that [`fits`]), of no particular length, or proves there is
-/// none, each pass within `limit`: the weighted search with μ = 3, then the greedier μ = 10,
-/// then the walk, which proves "no win" where the reachable positions are few enough. The
-/// walk keeps only positions, so the same memory holds about twice as many of them for it
-/// (`Limit::for_walk`). (On the first 100 full decks, `GEN 1..100`, the two weighted searches
-/// within 3 million positions each found wins on 77 and 5 more deals, and the first proved 4
-/// unwinnable; `GEN 39` is won only by the walk, after 13.2 million positions.)
+/// none, each pass within `limit` ([`ANY_WIN_PASSES`]): the weighted search with μ = 3, within
+/// half the time; then the walk, which proves "no win" where the reachable positions are few
+/// enough and finds wins that lie deep, with the rest of the time; then, if the walk stopped at
+/// its memory, the greedier μ = 10 with what time is left. The walk keeps only positions, so the
+/// same memory holds about twice as many of them for it (`Limit::for_walk`). (On the first 100
+/// full decks, `GEN 1..100`, with 4 GiB and 60 s each, the first A* decides 95 and the walk 3
+/// more: `GEN 58` no win after 33.5 million positions, `GEN 72` and `86` won after 31.4 and
+/// 48.7 million.)
 pub fn any_win(layout: &Layout, limit: Limit) -> Outcome {
     on_board(layout, AnyWin { limit })
 }
@@ -540,28 +542,56 @@ impl PackedSearch for Shortest {
     }
 }
 
+/// One of [`any_win`]'s passes.
+#[derive(Clone, Copy, Debug)]
+enum Pass {
+    /// The weighted A* with this μ.
+    Weighted(f64),
+    /// The depth-first walk.
+    Walk,
+}
+
+/// [`any_win`]'s passes in order, each with the part of the time left when it starts that it may
+/// take (1: all of it). Each starts afresh with all the memory.
+const ANY_WIN_PASSES: [(Pass, u32); 3] = [(Pass::Weighted(3.0), 2), (Pass::Walk, 1), (Pass::Weighted(10.0), 1)];
+
 /// [`any_win`]'s passes.
 struct AnyWin {
     limit: Limit,
 }
 
+impl AnyWin {
+    /// This search's limit for a pass that starts now and may take `1 / part` of the time left.
+    fn for_pass(&self, part: u32) -> Limit {
+        let now = Instant::now();
+        Limit {
+            deadline: self.limit.deadline.map(|deadline| now + deadline.saturating_duration_since(now) / part),
+            ..self.limit
+        }
+    }
+}
+
 impl PackedSearch for AnyWin {
     fn run<const WORDS: usize>(&self, board: &Board, start: &[u8]) -> Outcome {
         let mut spent = 0;
-        for mu in [3.0, 10.0] {
-            let mut cells = start.to_vec();
-            match astar::a_star::<WORDS>(board, &mut cells, Order::Weighted(mu), self.limit.for_a_star()) {
+        for (pass, part) in ANY_WIN_PASSES {
+            let limit = self.for_pass(part);
+            let outcome = match pass {
+                Pass::Weighted(mu) => {
+                    astar::a_star::<WORDS>(board, &mut start.to_vec(), Order::Weighted(mu), limit.for_a_star())
+                }
+                Pass::Walk => match decide::winnable::<WORDS>(board, start, limit.for_walk::<WORDS>()) {
+                    decide::Found::Win { positions, moves } => Outcome::Solved { moves, optimal: false, positions },
+                    decide::Found::NoWin { positions } => Outcome::Unsolvable { positions },
+                    decide::Found::GaveUp { positions } => Outcome::GaveUp { positions },
+                },
+            };
+            match outcome {
                 Outcome::GaveUp { positions } => spent += positions,
                 outcome => return outcome.after(spent),
             }
         }
-        match decide::winnable::<WORDS>(board, start, self.limit.for_walk::<WORDS>()) {
-            decide::Found::Win { positions, moves } => {
-                Outcome::Solved { moves, optimal: false, positions: spent + positions }
-            }
-            decide::Found::NoWin { positions } => Outcome::Unsolvable { positions: spent + positions },
-            decide::Found::GaveUp { positions } => Outcome::GaveUp { positions: spent + positions },
-        }
+        Outcome::GaveUp { positions: spent }
     }
 }
 
