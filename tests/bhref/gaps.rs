@@ -64,6 +64,11 @@ fn solve_prints_a_checked_win_or_zero_by_either_oracle() {
     let stuck = file(&dir, "stuck.txt", "3 2\n1 2 3 0\n4 6 0 5\n");
     assert_eq!(gaps(&["SOLVE", &stuck], "").1, "0\n");
     assert_eq!(gaps(&["SOLVECOMMON", &stuck, "--oracle", "bfs"], "").1, "0\n");
+    // The oracle's `--stats` count the positions it met: all of them, or more than its cap.
+    let counted = gaps(&["SOLVECOMMON", &stuck, "--oracle", "bfs", "--stats"], "").1;
+    assert_eq!(counted, "0\npositions: 1, every one reachable\n");
+    let capped = gaps(&["SOLVE", &figure, "--oracle", "bfs", "--nodes", "2", "--stats"], "").1;
+    assert_eq!(capped, "-1\npositions: more than 2\n");
     // From standard input, and with the budget too small to decide.
     let (code, out, _) = gaps(&["SOLVE", "--nodes", "2", "--stats"], FIGURE);
     assert_eq!(code, 0);

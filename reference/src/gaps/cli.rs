@@ -237,7 +237,8 @@ pub struct StatsArgs {
     #[arg(long, value_name = "SECS", value_parser = crate::cli::seconds)]
     pub time_limit: Option<Duration>,
     /// Confirm every deal the search proves unwinnable with the second oracle (a breadth-first
-    /// walk over every reachable position), meeting at most N positions (about 300 bytes each)
+    /// walk over every reachable position), meeting at most N positions (about 60 bytes each on
+    /// a full deck)
     #[arg(long, value_name = "N")]
     pub confirm: Option<usize>,
     /// Also count every position reachable from each deal (the paper's Table 2)
@@ -270,12 +271,15 @@ fn run_solve(variant: Variant, args: &SolveArgs) -> Result<(), Failure> {
     let layout = load(&args.layout, parse_layout)?;
     if args.oracle == Oracle::Bfs {
         let cap = args.flags.nodes.map_or(3_000_000, |n| usize::try_from(n).unwrap_or(usize::MAX));
-        let line = match oracle::decide(&layout, variant, cap) {
-            Decision::Winnable(moves) => solution_line(&moves),
-            Decision::Unwinnable { .. } => "0".to_string(),
-            Decision::TooLarge { .. } => "-1".to_string(),
+        let (line, reached) = match oracle::decide(&layout, variant, cap) {
+            Decision::Winnable(moves) => (solution_line(&moves), None),
+            Decision::Unwinnable { positions } => {
+                ("0".to_string(), Some(format!("positions: {positions}, every one reachable")))
+            }
+            Decision::TooLarge { cap } => ("-1".to_string(), Some(format!("positions: more than {cap}"))),
         };
-        emit(&[line]);
+        let lines: Vec<String> = std::iter::once(line).chain(reached.filter(|_| args.flags.stats)).collect();
+        emit(&lines);
         return Ok(());
     }
     let solution = solve(&layout, variant, &args.flags.budget());
