@@ -461,14 +461,14 @@ pub fn solve(layout: &Layout, order: Order, cap: usize) -> Outcome {
 }
 
 /// Finds some win of `layout` (one that [`fits`]), of no particular length, or proves there is
-/// none, each pass within `limit` ([`ANY_WIN_PASSES`]): the weighted search with μ = 3, within
+/// none, each pass within `limit` (`ANY_WIN_PASSES`): the weighted search with μ = 3, within
 /// half the time; then the walk, which proves "no win" where the reachable positions are few
 /// enough and finds wins that lie deep, with the rest of the time; then, if the walk stopped at
 /// its memory, the greedier μ = 10 with what time is left. The walk keeps only positions, so the
 /// same memory holds about twice as many of them for it (`Limit::for_walk`). (On the first 100
-/// full decks, `GEN 1..100`, with 4 GiB and 60 s each, the first A* decides 95 and the walk 3
-/// more: `GEN 58` no win after 33.5 million positions, `GEN 72` and `86` won after 31.4 and
-/// 48.7 million.)
+/// full decks, `GEN 1..100`, with 4 GiB and 60 s each, the first A* decides 95, and the walk
+/// after it `GEN 58` (no win, 33.5 million positions), `72` and `86` (won after 31.4 and 48.7
+/// million) where the machine runs fast enough: each takes 48 to 59 s of the minute.)
 pub fn any_win(layout: &Layout, limit: Limit) -> Outcome {
     on_board(layout, AnyWin { limit })
 }
