@@ -95,13 +95,13 @@ impl Scan {
     /// again, as [`Self::refill`] works them out.
     pub(super) fn after_move(&mut self, board: &Board, cells: &[u8], vacated: usize, filled: usize) {
         let width = board.width;
+        // Nothing lies left of the left edge: as after a hole, nothing may go into the cell, and
+        // the links written for "the card above" a hole are those of card 1, an Ace, which
+        // nothing reads.
+        let left_of = |cell: usize| if board.column(cell) == 0 { 0 } else { cells[cell - 1] };
         for cell in [vacated, filled] {
-            let (card, column) = (cells[cell], board.column(cell));
-            // Nothing lies left of the left edge: as after a hole, nothing may go into the cell,
-            // and the links written for "the card above" a hole are those of card 1, an Ace,
-            // which nothing reads.
-            let left = if column == 0 { 0 } else { cells[cell - 1] };
-            let right = if column + 1 == width { None } else { Some(&cells[cell + 1]) };
+            let (card, left) = (cells[cell], left_of(cell));
+            let right = if board.column(cell) + 1 == width { None } else { Some(&cells[cell + 1]) };
             self.at[usize::from(card)] = cell as u8;
             self.opens[usize::from(card)] = board.next_of[usize::from(left)];
             self.links[usize::from(card.wrapping_add(1))] = links_of_above(board, card, right);
@@ -125,10 +125,10 @@ impl Scan {
         // A card is wanted when the cell right of the card below it is a hole: that changed only
         // for the cards above the ones left of the two cells, and above the card that moved.
         let card = cells[filled];
-        let left_of = |cell: usize| if board.column(cell) == 0 { 0 } else { usize::from(cells[cell - 1]) };
         let hole_right = board.column(filled) + 1 < width && cells[filled + 1] == 0;
         let above = board.next_of[usize::from(card)];
-        self.wanted = (self.wanted | board.next_of[left_of(vacated)]) & !board.next_of[left_of(filled)] & !above
+        let above_left_of = |cell: usize| board.next_of[usize::from(left_of(cell))];
+        self.wanted = (self.wanted | above_left_of(vacated)) & !above_left_of(filled) & !above
             | if hole_right { above } else { 0 };
         if board.column(vacated) == 0 || board.column(filled) == 0 {
             let edge = cells.iter().step_by(width);
